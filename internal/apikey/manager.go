@@ -1,0 +1,84 @@
+package apikey
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Store is what key management needs from a storage engine. Methods return
+// errors wrapping storage.ErrNotFound for unknown ids.
+type Store interface {
+	Lister
+	// CreateKey inserts k under the project named project, creating the
+	// project on first use, and returns k with ProjectID filled.
+	CreateKey(ctx context.Context, project string, k Key) (Key, error)
+	// GetKey returns one key by id.
+	GetKey(ctx context.Context, id string) (Key, error)
+	// RevokeKey marks a key revoked at the given time (idempotent).
+	RevokeKey(ctx context.Context, id string, at time.Time) error
+	// RotateKey revokes key old and inserts next (same project) in one
+	// transaction.
+	RotateKey(ctx context.Context, old string, next Key, at time.Time) error
+	// SetKeyLimits replaces a key's limit overrides.
+	SetKeyLimits(ctx context.Context, id string, l Limits) error
+}
+
+// Manager creates, rotates and revokes keys.
+type Manager struct {
+	Store Store
+	Now   func() time.Time
+}
+
+// ErrProjectName is returned for an empty or over-long project name.
+var ErrProjectName = errors.New("project name must be 1..64 printable characters")
+
+// Create makes a new key for project with scopes and returns its plaintext.
+func (m Manager) Create(ctx context.Context, project string, scopes []string) (string, Key, error) {
+	project = strings.TrimSpace(project)
+	if project == "" || len(project) > 64 || strings.ContainsAny(project, "\t\r\n") {
+		return "", Key{}, ErrProjectName
+	}
+	plain, hash, err := Generate()
+	if err != nil {
+		return "", Key{}, err
+	}
+	k := Key{ID: NewID("key_"), Hash: hash, Scopes: scopes, CreatedAt: m.Now().UTC().Truncate(time.Millisecond)}
+	k, err = m.Store.CreateKey(ctx, project, k)
+	if err != nil {
+		return "", Key{}, fmt.Errorf("create key: %w", err)
+	}
+	return plain, k, nil
+}
+
+// Regenerate revokes key id and issues a replacement with the same project,
+// scopes and limits. The old plaintext stops working at once.
+func (m Manager) Regenerate(ctx context.Context, id string) (string, Key, error) {
+	old, err := m.Store.GetKey(ctx, id)
+	if err != nil {
+		return "", Key{}, fmt.Errorf("regenerate %s: %w", id, err)
+	}
+	if !old.Active() {
+		return "", Key{}, fmt.Errorf("regenerate %s: key is revoked", id)
+	}
+	plain, hash, err := Generate()
+	if err != nil {
+		return "", Key{}, err
+	}
+	now := m.Now().UTC().Truncate(time.Millisecond)
+	next := Key{ID: NewID("key_"), ProjectID: old.ProjectID, Project: old.Project, Hash: hash, Scopes: old.Scopes, Limits: old.Limits, CreatedAt: now}
+	if err := m.Store.RotateKey(ctx, id, next, now); err != nil {
+		return "", Key{}, fmt.Errorf("regenerate %s: %w", id, err)
+	}
+	return plain, next, nil
+}
+
+// Revoke revokes key id.
+func (m Manager) Revoke(ctx context.Context, id string) error {
+	if err := m.Store.RevokeKey(ctx, id, m.Now().UTC()); err != nil {
+		return fmt.Errorf("revoke %s: %w", id, err)
+	}
+	return nil
+}

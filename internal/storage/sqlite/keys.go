@@ -1,0 +1,169 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/storage"
+)
+
+const keyColumns = `k.id, k.project_id, p.name, k.key_hash, k.scopes, k.rate_requests, k.rate_window_ms,
+	k.quota_per_month, k.created_at, k.revoked_at`
+
+func scanKey(sc interface{ Scan(...any) error }) (apikey.Key, error) {
+	var k apikey.Key
+	var scopes string
+	var windowMs, created int64
+	var revoked *int64
+	if err := sc.Scan(&k.ID, &k.ProjectID, &k.Project, &k.Hash, &scopes, &k.Limits.RateRequests, &windowMs,
+		&k.Limits.QuotaPerMonth, &created, &revoked); err != nil {
+		return k, err
+	}
+	k.Scopes = storage.SplitList(scopes)
+	k.Limits.RateWindow = time.Duration(windowMs) * time.Millisecond
+	k.CreatedAt = storage.FromMs(created)
+	k.RevokedAt = storage.FromNullMs(revoked)
+	return k, nil
+}
+
+// ListKeys implements apikey.Lister.
+func (s *Store) ListKeys(ctx context.Context) ([]apikey.Key, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys k JOIN projects p ON p.id = k.project_id
+		ORDER BY k.created_at, k.id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list keys: %w", err)
+	}
+	defer rows.Close()
+	var out []apikey.Key
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: list keys: %w", err)
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// GetKey implements apikey.Store.
+func (s *Store) GetKey(ctx context.Context, id string) (apikey.Key, error) {
+	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys k JOIN projects p ON p.id = k.project_id
+		WHERE k.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, fmt.Errorf("sqlite: key %s: %w", id, storage.ErrNotFound)
+	}
+	if err != nil {
+		return k, fmt.Errorf("sqlite: key %s: %w", id, err)
+	}
+	return k, nil
+}
+
+// CreateKey implements apikey.Store.
+func (s *Store) CreateKey(ctx context.Context, project string, k apikey.Key) (apikey.Key, error) {
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		pid, err := ensureProject(ctx, tx, project, k.CreatedAt)
+		if err != nil {
+			return err
+		}
+		k.ProjectID, k.Project = pid, project
+		if err := insertKey(ctx, tx, k); err != nil {
+			return err
+		}
+		return bump(ctx, tx, storage.TopicKeys)
+	})
+	if err != nil {
+		return k, fmt.Errorf("sqlite: create key for %q: %w", project, err)
+	}
+	return k, nil
+}
+
+func ensureProject(ctx context.Context, tx *sql.Tx, name string, now time.Time) (string, error) {
+	var id string
+	err := tx.QueryRowContext(ctx, `SELECT id FROM projects WHERE name = ?`, name).Scan(&id)
+	if err == nil {
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", err
+	}
+	id = apikey.NewID("prj_")
+	_, err = tx.ExecContext(ctx, `INSERT INTO projects(id, name, created_at) VALUES (?, ?, ?)`, id, name, storage.Ms(now))
+	return id, err
+}
+
+func insertKey(ctx context.Context, tx *sql.Tx, k apikey.Key) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO api_keys(id, project_id, key_hash, scopes, rate_requests, rate_window_ms,
+		quota_per_month, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.ProjectID, k.Hash, storage.JoinList(k.Scopes), k.Limits.RateRequests, k.Limits.RateWindow.Milliseconds(),
+		k.Limits.QuotaPerMonth, storage.Ms(k.CreatedAt))
+	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
+		return fmt.Errorf("%w: %v", storage.ErrConflict, err)
+	}
+	return err
+}
+
+// RevokeKey implements apikey.Store.
+func (s *Store) RevokeKey(ctx context.Context, id string, at time.Time) error {
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		if err := revoke(ctx, tx, id, at); err != nil {
+			return err
+		}
+		return bump(ctx, tx, storage.TopicKeys)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: revoke key %s: %w", id, err)
+	}
+	return nil
+}
+
+func revoke(ctx context.Context, tx *sql.Tx, id string, at time.Time) error {
+	res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, storage.Ms(at), id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return storage.ErrNotFound
+	}
+	return nil
+}
+
+// RotateKey implements apikey.Store.
+func (s *Store) RotateKey(ctx context.Context, old string, next apikey.Key, at time.Time) error {
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		if err := revoke(ctx, tx, old, at); err != nil {
+			return err
+		}
+		if err := insertKey(ctx, tx, next); err != nil {
+			return err
+		}
+		return bump(ctx, tx, storage.TopicKeys)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: rotate key %s: %w", old, err)
+	}
+	return nil
+}
+
+// SetKeyLimits implements apikey.Store.
+func (s *Store) SetKeyLimits(ctx context.Context, id string, l apikey.Limits) error {
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET rate_requests = ?, rate_window_ms = ?, quota_per_month = ? WHERE id = ?`,
+			l.RateRequests, l.RateWindow.Milliseconds(), l.QuotaPerMonth, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return storage.ErrNotFound
+		}
+		return bump(ctx, tx, storage.TopicKeys)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: set limits of key %s: %w", id, err)
+	}
+	return nil
+}

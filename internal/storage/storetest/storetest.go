@@ -1,0 +1,289 @@
+// Package storetest is the conformance suite every storage engine passes.
+// Engine packages call Run from their tests: SQLite always, PostgreSQL when
+// ASSETD_TEST_DATABASE_URL is set.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/session"
+	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/usage"
+	"github.com/google/go-cmp/cmp"
+)
+
+// Store is the union of the consumer interfaces an engine implements.
+type Store interface {
+	apikey.Store
+	session.Store
+	usage.Sink
+	Versions(ctx context.Context) (map[string]int64, error)
+	UsageSummary(ctx context.Context, keyID string, sinceMs int64) (map[string]int64, error)
+	Migrate(ctx context.Context) (int, error)
+}
+
+// Harness opens stores for the suite.
+type Harness struct {
+	// Fresh returns a migrated store on an empty database, and a function
+	// that opens another, unmigrated handle on the same database (as a second
+	// process would). Cleanup is registered on t.
+	Fresh func(t *testing.T) (Store, func() Store)
+}
+
+// Run runs every conformance test.
+func Run(t *testing.T, h Harness) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, Harness)
+	}{
+		{"MigrateIdempotent", testMigrateIdempotent},
+		{"MigrateConcurrent", testMigrateConcurrent},
+		{"CreateKeyCreatesProjectOnce", testCreateKeyProject},
+		{"GetKeyNotFound", testGetKeyNotFound},
+		{"DuplicateHashConflicts", testDuplicateHash},
+		{"RevokeKey", testRevoke},
+		{"RotateKey", testRotate},
+		{"SetKeyLimits", testLimits},
+		{"VersionsBumpOnKeyWrites", testVersions},
+		{"Sessions", testSessions},
+		{"UsageBatch", testUsage},
+		{"ConcurrentKeyCreates", testConcurrentCreates},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
+	}
+}
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func newKey(id, hash string, scopes ...string) apikey.Key {
+	return apikey.Key{ID: id, Hash: hash, Scopes: scopes, CreatedAt: t0}
+}
+
+func hash(n int) string { return fmt.Sprintf("%064x", n) }
+
+func mustCreate(t *testing.T, s Store, project string, k apikey.Key) apikey.Key {
+	t.Helper()
+	k, err := s.CreateKey(context.Background(), project, k)
+	if err != nil {
+		t.Fatalf("CreateKey: %v", err)
+	}
+	return k
+}
+
+func testMigrateIdempotent(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	n, err := s.Migrate(context.Background())
+	if err != nil || n != 0 {
+		t.Fatalf("second Migrate = %d, %v; want 0, nil", n, err)
+	}
+}
+
+func testMigrateConcurrent(t *testing.T, h Harness) {
+	_, another := h.Fresh(t)
+	// The fresh store is already migrated; concurrent handles must agree
+	// that nothing is left and not fail on each other's locks.
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = another().Migrate(context.Background())
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("concurrent Migrate: %v", err)
+	}
+}
+
+func testCreateKeyProject(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	a := mustCreate(t, s, "acme", newKey("key_a", hash(1), "assets:read"))
+	b := mustCreate(t, s, "acme", newKey("key_b", hash(2), "assets:read", "assets:risk:read"))
+	c := mustCreate(t, s, "other", newKey("key_c", hash(3), "assets:read"))
+	if a.ProjectID == "" || a.ProjectID != b.ProjectID || a.ProjectID == c.ProjectID {
+		t.Fatalf("project ids: a=%q b=%q c=%q; want a==b!=c", a.ProjectID, b.ProjectID, c.ProjectID)
+	}
+	got, err := s.GetKey(context.Background(), "key_b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := apikey.Key{ID: "key_b", ProjectID: a.ProjectID, Project: "acme", Hash: hash(2),
+		Scopes: []string{"assets:read", "assets:risk:read"}, CreatedAt: t0}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("GetKey (-want +got):\n%s", d)
+	}
+	all, err := s.ListKeys(context.Background())
+	if err != nil || len(all) != 3 {
+		t.Fatalf("ListKeys = %d keys, %v; want 3", len(all), err)
+	}
+}
+
+func testGetKeyNotFound(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	ctx := context.Background()
+	if _, err := s.GetKey(ctx, "key_missing"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("GetKey missing: %v; want ErrNotFound", err)
+	}
+	if err := s.RevokeKey(ctx, "key_missing", t0); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("RevokeKey missing: %v; want ErrNotFound", err)
+	}
+	if err := s.SetKeyLimits(ctx, "key_missing", apikey.Limits{}); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("SetKeyLimits missing: %v; want ErrNotFound", err)
+	}
+}
+
+func testDuplicateHash(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	mustCreate(t, s, "acme", newKey("key_a", hash(1), "assets:read"))
+	_, err := s.CreateKey(context.Background(), "acme", newKey("key_b", hash(1), "assets:read"))
+	if !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("duplicate hash: %v; want ErrConflict", err)
+	}
+}
+
+func testRevoke(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	ctx := context.Background()
+	mustCreate(t, s, "acme", newKey("key_a", hash(1), "assets:read"))
+	at := t0.Add(time.Hour)
+	if err := s.RevokeKey(ctx, "key_a", at); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RevokeKey(ctx, "key_a", at.Add(time.Hour)); err != nil {
+		t.Fatalf("second revoke: %v", err)
+	}
+	k, _ := s.GetKey(ctx, "key_a")
+	if k.RevokedAt == nil || !k.RevokedAt.Equal(at) {
+		t.Fatalf("RevokedAt = %v; want %v (first revoke wins)", k.RevokedAt, at)
+	}
+}
+
+func testRotate(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	ctx := context.Background()
+	a := mustCreate(t, s, "acme", newKey("key_a", hash(1), "assets:read"))
+	next := newKey("key_b", hash(2), "assets:read")
+	next.ProjectID = a.ProjectID
+	if err := s.RotateKey(ctx, "key_a", next, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := s.GetKey(ctx, "key_a")
+	nk, err := s.GetKey(ctx, "key_b")
+	if old.Active() || err != nil || !nk.Active() || nk.Project != "acme" {
+		t.Fatalf("after rotate: old active=%v, new=%+v err=%v", old.Active(), nk, err)
+	}
+	// Rotating a missing key changes nothing.
+	if err := s.RotateKey(ctx, "key_missing", newKey("key_c", hash(3)), t0); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("rotate missing: %v; want ErrNotFound", err)
+	}
+	if _, err := s.GetKey(ctx, "key_c"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("failed rotate left key_c behind: %v", err)
+	}
+}
+
+func testLimits(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	ctx := context.Background()
+	mustCreate(t, s, "acme", newKey("key_a", hash(1), "assets:read"))
+	l := apikey.Limits{RateRequests: 50, RateWindow: 10 * time.Second, QuotaPerMonth: 1_000_000}
+	if err := s.SetKeyLimits(ctx, "key_a", l); err != nil {
+		t.Fatal(err)
+	}
+	k, _ := s.GetKey(ctx, "key_a")
+	if d := cmp.Diff(l, k.Limits); d != "" {
+		t.Fatalf("limits (-want +got):\n%s", d)
+	}
+}
+
+func testVersions(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	ctx := context.Background()
+	v0, err := s.Versions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, s, "acme", newKey("key_a", hash(1), "assets:read"))
+	v1, _ := s.Versions(ctx)
+	_ = s.RevokeKey(ctx, "key_a", t0)
+	v2, _ := s.Versions(ctx)
+	if !(v0[storage.TopicKeys] < v1[storage.TopicKeys] && v1[storage.TopicKeys] < v2[storage.TopicKeys]) {
+		t.Fatalf("keys versions %d, %d, %d; want strictly increasing", v0[storage.TopicKeys], v1[storage.TopicKeys], v2[storage.TopicKeys])
+	}
+}
+
+func testSessions(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	ctx := context.Background()
+	in := session.Session{ID: "sess_1", UserID: "user_1", Email: "a@example.com", TokenHash: hash(9), CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}
+	if err := s.CreateSession(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.SessionByHash(ctx, hash(9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(in, got); d != "" {
+		t.Fatalf("session (-want +got):\n%s", d)
+	}
+	if _, err := s.SessionByHash(ctx, hash(10)); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("missing session: %v; want ErrNotFound", err)
+	}
+}
+
+func testUsage(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	ctx := context.Background()
+	var batch []usage.Record
+	for i := range 250 {
+		route := "GET /v1/assets/search"
+		if i%5 == 0 {
+			route = "GET /v1/assets/{assetId}"
+		}
+		batch = append(batch, usage.Record{KeyID: "key_a", ProjectID: "prj_a", Route: route, Status: 200, Latency: time.Millisecond, At: t0})
+	}
+	if err := s.InsertUsage(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.UsageSummary(ctx, "key_a", storage.Ms(t0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"GET /v1/assets/search": 200, "GET /v1/assets/{assetId}": 50}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("usage (-want +got):\n%s", d)
+	}
+}
+
+func testConcurrentCreates(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 20)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = s.CreateKey(context.Background(), "shared", newKey(fmt.Sprintf("key_%02d", i), hash(100+i), "assets:read"))
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("concurrent creates: %v", err)
+	}
+	keys, _ := s.ListKeys(context.Background())
+	projects := map[string]bool{}
+	for _, k := range keys {
+		projects[k.ProjectID] = true
+	}
+	if len(keys) != 20 || len(projects) != 1 {
+		t.Fatalf("got %d keys in %d projects; want 20 in 1", len(keys), len(projects))
+	}
+}
