@@ -196,6 +196,9 @@ func filterByActivity(cands []Candidate, base, dst []int) []int {
 		}
 	}
 	if n == 0 {
+		// Defensive: with the z threshold above 0.6745 each metric flags
+		// fewer than half of its samples, so the union cannot cover every
+		// candidate; the rule still says to fall back to base.
 		return append(dst[:0], base...)
 	}
 	return dst[:n]
