@@ -1,0 +1,280 @@
+package httpapi
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/assetd/assetd/internal/apierr"
+	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/ratelimit"
+	"github.com/assetd/assetd/internal/usage"
+)
+
+// recorder captures the status of a response. Route handlers mark it
+// matched; the mux's own 404/405 writes on an unmatched request are
+// swallowed and replaced by the error envelope.
+type recorder struct {
+	http.ResponseWriter
+	status  int
+	matched bool
+}
+
+func (rw *recorder) WriteHeader(code int) {
+	if !rw.matched {
+		rw.status = code
+		return
+	}
+	if rw.status == 0 {
+		rw.status = code
+	}
+	rw.ResponseWriter.WriteHeader(code)
+}
+
+func (rw *recorder) Write(b []byte) (int, error) {
+	if !rw.matched {
+		return len(b), nil
+	}
+	if rw.status == 0 {
+		rw.status = http.StatusOK
+	}
+	return rw.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (rw *recorder) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
+
+// idSource makes request ids: a random per-process prefix and a counter,
+// unique without a syscall per request.
+type idSource struct {
+	prefix string
+	n      atomic.Uint64
+}
+
+func newIDSource() *idSource {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return &idSource{prefix: hex.EncodeToString(b[:]) + "-"}
+}
+
+func (s *idSource) next() string {
+	return s.prefix + strconv.FormatUint(s.n.Add(1), 36)
+}
+
+// safeRequestID accepts a caller's id of 1..128 characters from
+// [A-Za-z0-9._:-].
+func safeRequestID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) withRequestID(next http.Handler) http.Handler {
+	ids := newIDSource()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !safeRequestID(id) {
+			id = ids.next()
+		}
+		w.Header().Set("X-Request-Id", id)
+		ri := &reqInfo{id: id}
+		next.ServeHTTP(w, r.WithContext(contextWith(r.Context(), ri)))
+	})
+}
+
+func (s *Server) withRecover(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			p := recover()
+			if p == nil {
+				return
+			}
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.d.Metrics.Panics.Inc()
+			s.d.Log.ErrorContext(r.Context(), "panic serving request", "request_id", requestID(r.Context()),
+				"method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			if rw, ok := w.(*recorder); ok {
+				rw.matched = true
+				if rw.status != 0 {
+					return // headers already sent; nothing more to do
+				}
+			}
+			writeError(w, r, s.d.Log, apierr.Wrap(nil))
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// withInstrument counts, times and logs every request by route pattern.
+func (s *Server) withInstrument(next http.Handler) http.Handler {
+	s.rm.Store(&map[string]*routeMetrics{})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		s.d.Metrics.InFlight.Inc()
+		rw := &recorder{ResponseWriter: w}
+		defer func() {
+			s.d.Metrics.InFlight.Dec()
+			route := r.Pattern
+			if route == "" {
+				route = "unmatched"
+			}
+			status := rw.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			d := time.Since(start)
+			s.routeMetrics(route).observe(status, d)
+			ri := info(r.Context())
+			keyID := ""
+			if ri.key != nil {
+				keyID = ri.key.ID
+			}
+			s.d.Log.LogAttrs(r.Context(), accessLevel(status), "request",
+				slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("route", route),
+				slog.String("path", r.URL.Path), slog.Int("status", status), slog.Duration("dur", d), slog.String("key", keyID))
+		}()
+		next.ServeHTTP(rw, r)
+	})
+}
+
+// dispatch serves the mux and turns its unmatched 404/405 into envelopes.
+func (s *Server) dispatch(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mux.ServeHTTP(w, r)
+		rw, ok := w.(*recorder)
+		if !ok || rw.matched {
+			return
+		}
+		rw.matched = true
+		code := rw.status
+		rw.status = 0
+		if code == http.StatusMethodNotAllowed {
+			w.Header().Del("X-Content-Type-Options")
+			writeError(w, r, s.d.Log, apierr.Newf(apierr.MethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path).
+				WithDetails(apierr.Details{"code": "method_not_allowed", "allow": w.Header().Get("Allow")}))
+			return
+		}
+		w.Header().Del("X-Content-Type-Options")
+		w.Header().Del("Allow")
+		writeError(w, r, s.d.Log, apierr.Newf(apierr.NotFound, "no route for %s %s", r.Method, r.URL.Path))
+	})
+}
+
+// wrap adapts one route: marks the request matched, authenticates, checks
+// scope before charging the limiter, runs the handler, records usage.
+func (s *Server) wrap(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rw, ok := w.(*recorder); ok {
+			rw.matched = true
+		}
+		if rt.auth == authNone || rt.auth == authSession {
+			if err := rt.handler(w, r); err != nil {
+				writeError(w, r, s.d.Log, err)
+			}
+			return
+		}
+		start := time.Now()
+		if err := s.authorize(w, r, rt); err != nil {
+			writeError(w, r, s.d.Log, err)
+		} else {
+			if rt.cache != "" {
+				w.Header().Set("Cache-Control", rt.cache)
+			} else {
+				w.Header().Set("Cache-Control", noStore)
+			}
+			if err := rt.handler(w, r); err != nil {
+				writeError(w, r, s.d.Log, err)
+			}
+		}
+		// Every authenticated request is recorded, refused ones (403, 429)
+		// included; only the limiter decides what is charged.
+		k := info(r.Context()).key
+		if k == nil {
+			return
+		}
+		status := http.StatusOK
+		if rw, ok := w.(*recorder); ok && rw.status != 0 {
+			status = rw.status
+		}
+		s.d.Usage.Record(usage.Record{KeyID: k.ID, ProjectID: k.ProjectID, Route: rt.pattern, Status: status,
+			Latency: time.Since(start), At: start})
+	})
+}
+
+// authorize authenticates the key, checks the route's scope and charges
+// the limiter, setting the RateLimit headers.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, rt route) error {
+	plain := r.Header.Get("X-Api-Key")
+	if plain == "" {
+		s.d.Metrics.AuthFails.WithLabelValues("missing").Inc()
+		return apierr.New(apierr.Unauthorized, "Missing API key: send it in the x-api-key header")
+	}
+	k := s.d.Keys.Lookup(plain)
+	if k == nil {
+		s.d.Metrics.AuthFails.WithLabelValues("invalid").Inc()
+		return apierr.New(apierr.Unauthorized, "Invalid API key")
+	}
+	info(r.Context()).key = k
+	if !k.HasAnyScope(rt.scopes) {
+		s.d.Metrics.AuthFails.WithLabelValues("scope").Inc()
+		return apierr.New(apierr.Forbidden, "Insufficient scope").
+			WithDetails(apierr.Details{"code": "insufficient_scope", "required": rt.scopes, "granted": k.Scopes})
+	}
+	p := s.policy(k)
+	d, err := s.d.Limiter.Allow(r.Context(), k.ID, p, s.d.Now())
+	if err != nil {
+		s.d.Metrics.Limiter.WithLabelValues("error").Inc()
+		s.d.Log.WarnContext(r.Context(), "rate limiter unavailable, failing open", "request_id", info(r.Context()).id, "err", err)
+		return nil
+	}
+	h := w.Header()
+	if p.Requests > 0 {
+		h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+		h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
+		h.Set("RateLimit-Reset", strconv.FormatInt(ceilSeconds(d.Reset), 10))
+	}
+	if !d.Allowed {
+		s.d.Metrics.Limiter.WithLabelValues(d.Reason).Inc()
+		h.Set("Retry-After", strconv.FormatInt(ceilSeconds(d.RetryAfter), 10))
+		msg := "Rate limited"
+		if d.Reason == "quota" {
+			msg = "Monthly quota exceeded"
+		}
+		return apierr.New(apierr.RateLimited, msg).WithDetails(apierr.Details{"code": d.Reason + "_limited"})
+	}
+	s.d.Metrics.Limiter.WithLabelValues("allowed").Inc()
+	return nil
+}
+
+// policy is the key's limits over the server defaults.
+func (s *Server) policy(k *apikey.Key) ratelimit.Policy {
+	p := s.d.DefaultPolicy
+	if l := k.Limits; l.RateRequests > 0 && l.RateWindow > 0 {
+		p.Requests, p.Window = l.RateRequests, l.RateWindow
+	}
+	if k.Limits.QuotaPerMonth > 0 {
+		p.QuotaPerMonth = k.Limits.QuotaPerMonth
+	}
+	return p
+}
+
+func ceilSeconds(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Second - 1) / time.Second)
+}

@@ -1,0 +1,128 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/assetd/assetd/internal/apierr"
+)
+
+// MaxBodyBytes is the largest request body accepted.
+const MaxBodyBytes = 1 << 20
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeJSON writes v as a JSON response with status.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bufPool.Put(buf)
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
+		return fmt.Errorf("encode response: %w", err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+type envelope struct {
+	Error envelopeBody `json:"error"`
+}
+
+type envelopeBody struct {
+	Tag     string `json:"_tag"`
+	Message string `json:"message"`
+	Details any    `json:"details,omitempty"`
+}
+
+// writeError renders err as the spec's error envelope and logs it: 5xx at
+// error level with the cause, 4xx at debug.
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	e := apierr.From(err)
+	status := e.Kind.Status()
+	body := envelope{Error: envelopeBody{Tag: e.Kind.Tag(), Message: e.Message, Details: e.Details}}
+	if status >= 500 {
+		body.Error.Message = "internal server error"
+		body.Error.Details = nil
+		log.ErrorContext(r.Context(), "request failed", "request_id", requestID(r.Context()), "method", r.Method,
+			"path", r.URL.Path, "err", err)
+	} else {
+		log.DebugContext(r.Context(), "request refused", "request_id", requestID(r.Context()), "status", status, "err", err)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	_ = writeJSON(w, status, body)
+}
+
+// decodeJSON reads a JSON body into dst: it must be application/json, at
+// most MaxBodyBytes, one JSON value of the right shape.
+func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if ct == "" || err != nil || mt != "application/json" {
+		return apierr.New(apierr.BadRequest, "Content-Type must be application/json").
+			WithDetails(apierr.Details{"code": "unsupported_content_type", "contentType": ct})
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err := dec.Decode(dst); err != nil {
+		return bodyError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return bodyError(err)
+		}
+		return apierr.New(apierr.BadRequest, "request body must hold a single JSON value").
+			WithDetails(apierr.Details{"code": "invalid_json"})
+	}
+	return nil
+}
+
+func bodyError(err error) error {
+	var tooBig *http.MaxBytesError
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &tooBig):
+		return apierr.Newf(apierr.PayloadTooLarge, "request body exceeds %d bytes", tooBig.Limit).
+			WithDetails(apierr.Details{"code": "body_too_large", "limit": tooBig.Limit})
+	case errors.Is(err, io.EOF):
+		return apierr.New(apierr.BadRequest, "request body is empty").WithDetails(apierr.Details{"code": "invalid_json"})
+	case errors.As(err, &syn):
+		return apierr.Newf(apierr.BadRequest, "malformed JSON at byte %d: %s", syn.Offset, syn.Error()).
+			WithDetails(apierr.Details{"code": "invalid_json", "offset": syn.Offset})
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "(body)"
+		}
+		return apierr.Newf(apierr.BadRequest, "field %s must be %s, not %s", field, jsonKind(typ.Type.Kind().String()), typ.Value).
+			WithDetails(apierr.Details{"code": "invalid_type", "field": field})
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return apierr.New(apierr.BadRequest, "malformed JSON: unexpected end of body").WithDetails(apierr.Details{"code": "invalid_json"})
+	}
+	return apierr.Newf(apierr.BadRequest, "malformed JSON: %s", strings.TrimPrefix(err.Error(), "json: ")).
+		WithDetails(apierr.Details{"code": "invalid_json"})
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "slice", "array":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	}
+	return "a number"
+}

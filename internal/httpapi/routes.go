@@ -1,0 +1,46 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/assetd/assetd/internal/apikey"
+)
+
+// handlerFunc is a handler that returns its error for the adapter to render.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+type authMode int
+
+const (
+	authKey     authMode = iota // x-api-key holding any of the route's scopes
+	authNone                    // public
+	authSession                 // identity-provider session (whoami)
+)
+
+// route is one row of the table: pattern, who may call it, and how long a
+// success may be cached by the client.
+type route struct {
+	pattern string
+	auth    authMode
+	scopes  []string // any one suffices
+	cache   string   // Cache-Control of a success; errors are no-store
+	handler handlerFunc
+}
+
+var (
+	read = []string{apikey.ScopeAssetsRead}
+)
+
+// Cache-Control policies (always private: responses depend on the key).
+const (
+	noStore = "no-store"
+)
+
+// routes is the route table: every endpoint, its scope, its cache policy.
+func (s *Server) routes() []route {
+	return []route{
+		// Meta
+		{pattern: "GET /v1/health", auth: authNone, cache: noStore, handler: s.health},
+		{pattern: "GET /v1/whoami", auth: authSession, cache: noStore, handler: s.whoami},
+	}
+}

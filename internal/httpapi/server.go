@@ -1,0 +1,110 @@
+// Package httpapi is the HTTP surface: one route table (routes.go) with each
+// route's required scope beside it, plain func(http.Handler) http.Handler
+// middleware, and handlers that return errors rendered by one adapter as the
+// spec's `{"error":{"_tag","message","details"}}` envelope.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/metrics"
+	"github.com/assetd/assetd/internal/ratelimit"
+	"github.com/assetd/assetd/internal/session"
+	"github.com/assetd/assetd/internal/usage"
+)
+
+// KeyLookup authenticates a plaintext API key against memory.
+type KeyLookup interface {
+	Lookup(plaintext string) *apikey.Key
+}
+
+// UsageRecorder queues a usage record without blocking.
+type UsageRecorder interface {
+	Record(usage.Record)
+}
+
+// Deps are the collaborators of the HTTP layer. Log, Metrics, Keys,
+// Limiter, Usage and Sessions are required.
+type Deps struct {
+	Log      *slog.Logger
+	Metrics  *metrics.Metrics
+	Keys     KeyLookup
+	Limiter  ratelimit.Limiter
+	Usage    UsageRecorder
+	Sessions session.Verifier
+	// DefaultPolicy applies to keys without overrides.
+	DefaultPolicy ratelimit.Policy
+	// Simulated says the market data is the built-in demo feed; health and
+	// responses say so.
+	Simulated bool
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Server serves the API.
+type Server struct {
+	d       Deps
+	handler http.Handler
+	// rm caches the metric children of each route pattern (copy on write).
+	rm atomic.Pointer[map[string]*routeMetrics]
+	mu sync.Mutex
+}
+
+// New builds the server and its route table.
+func New(d Deps) *Server {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	s := &Server{d: d}
+	s.handler = s.build(nil)
+	return s
+}
+
+// Handler is the root handler with every middleware applied.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+func (s *Server) build(extra []route) http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range append(s.routes(), extra...) {
+		mux.Handle(rt.pattern, s.wrap(rt))
+	}
+	return s.withRequestID(s.withRecover(s.withInstrument(s.dispatch(mux))))
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// reqInfo is the per-request state shared by the middleware, stored once in
+// the context.
+type reqInfo struct {
+	id  string
+	key *apikey.Key
+}
+
+type ctxKey struct{}
+
+func info(ctx context.Context) *reqInfo {
+	ri, _ := ctx.Value(ctxKey{}).(*reqInfo)
+	return ri
+}
+
+func requestID(ctx context.Context) string {
+	if ri := info(ctx); ri != nil {
+		return ri.id
+	}
+	return ""
+}
+
+// KeyFrom returns the authenticated API key of the request, or nil.
+func KeyFrom(ctx context.Context) *apikey.Key {
+	if ri := info(ctx); ri != nil {
+		return ri.key
+	}
+	return nil
+}

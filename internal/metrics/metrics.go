@@ -1,0 +1,49 @@
+// Package metrics defines the service's Prometheus collectors on a registry
+// of its own (no global default registry).
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// Metrics are the collectors the HTTP layer and workers update.
+type Metrics struct {
+	Registry  *prometheus.Registry
+	Requests  *prometheus.CounterVec   // route, code
+	Latency   *prometheus.HistogramVec // route
+	InFlight  prometheus.Gauge
+	Limiter   *prometheus.CounterVec // decision: allowed, rate, quota, error
+	Panics    prometheus.Counter
+	AuthFails *prometheus.CounterVec // reason: missing, invalid, scope
+}
+
+// New creates and registers the collectors, plus the Go and process
+// collectors, on a fresh registry.
+func New() *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		Requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "assetd_http_requests_total", Help: "HTTP requests by route pattern and status code.",
+		}, []string{"route", "code"}),
+		Latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "assetd_http_request_duration_seconds", Help: "HTTP request latency by route pattern.",
+			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}, []string{"route"}),
+		InFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "assetd_http_in_flight_requests", Help: "Requests being served.",
+		}),
+		Limiter: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "assetd_ratelimit_decisions_total", Help: "Rate limiter decisions.",
+		}, []string{"decision"}),
+		Panics: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "assetd_http_panics_total", Help: "Handler panics recovered.",
+		}),
+		AuthFails: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "assetd_auth_failures_total", Help: "Refused authentications by reason.",
+		}, []string{"reason"}),
+	}
+	m.Registry.MustRegister(m.Requests, m.Latency, m.InFlight, m.Limiter, m.Panics, m.AuthFails,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
