@@ -28,7 +28,7 @@ type keyRing struct {
 	idx *apikey.Index
 }
 
-func (k *keyRing) set(t *testing.T, keys ...apikey.Key) {
+func (k *keyRing) set(t testing.TB, keys ...apikey.Key) {
 	t.Helper()
 	idx, err := apikey.NewIndex(keys)
 	if err != nil {
@@ -77,7 +77,7 @@ type harness struct {
 	log   *bytes.Buffer
 }
 
-func mkKey(t *testing.T, id string, scopes ...string) (string, apikey.Key) {
+func mkKey(t testing.TB, id string, scopes ...string) (string, apikey.Key) {
 	t.Helper()
 	p, h, err := apikey.Generate()
 	if err != nil {
@@ -86,7 +86,7 @@ func mkKey(t *testing.T, id string, scopes ...string) (string, apikey.Key) {
 	return p, apikey.Key{ID: id, ProjectID: "prj_" + id, Project: "p", Hash: h, Scopes: scopes, CreatedAt: time.Unix(0, 0)}
 }
 
-func newHarness(t *testing.T, policy ratelimit.Policy, extra ...route) *harness {
+func newHarness(t testing.TB, policy ratelimit.Policy, extra ...route) *harness {
 	t.Helper()
 	h := &harness{keys: &keyRing{}, usage: &usageLog{}, now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC), plain: map[string]string{}, log: &bytes.Buffer{}}
 	var keys []apikey.Key

@@ -1,0 +1,50 @@
+package httpapi
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/assetd/assetd/internal/ratelimit"
+)
+
+// FuzzRequestID: an accepted caller id is 1..128 safe characters and is
+// echoed; anything else is replaced.
+func FuzzRequestID(f *testing.F) {
+	for _, s := range []string{"abc", "", strings.Repeat("x", 128), strings.Repeat("x", 129), "a b", "ü", "id:1.2_3-4", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ok := safeRequestID(s)
+		if ok && (len(s) == 0 || len(s) > 128 || strings.ContainsAny(s, " \t\r\n\"'<>;,")) {
+			t.Fatalf("accepted unsafe id %q", s)
+		}
+		for _, c := range []byte(s) {
+			if ok && c >= 0x80 {
+				t.Fatalf("accepted non-ASCII id %q", s)
+			}
+		}
+	})
+}
+
+// FuzzDecodeBody: any body yields 200 or a 4xx envelope, never a 5xx.
+func FuzzDecodeBody(f *testing.F) {
+	for _, s := range []string{`{"mints":["a"]}`, `{`, `[]`, `null`, `{"mints":null}`, `{"mints":[1]}`, `"x"`, `{} {}`, "\xff"} {
+		f.Add(s, "application/json")
+	}
+	f.Add(`{}`, "text/plain")
+	h := newHarness(f, ratelimit.Policy{}, testRoutes()...)
+	f.Fuzz(func(t *testing.T, body, ct string) {
+		req := httptest.NewRequest("POST", "/test/body", strings.NewReader(body))
+		req.Header.Set("X-Api-Key", h.plain["read"])
+		req.Header.Set("Content-Type", ct)
+		rec := httptest.NewRecorder()
+		h.h.ServeHTTP(rec, req)
+		if rec.Code != 200 && (rec.Code < 400 || rec.Code >= 500) {
+			t.Fatalf("status %d for body %q: %s", rec.Code, body, rec.Body)
+		}
+		if rec.Code != 200 && !strings.Contains(rec.Body.String(), `"_tag":"BadRequestError"`) {
+			t.Fatalf("error without envelope: %s", rec.Body)
+		}
+	})
+}

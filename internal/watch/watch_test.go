@@ -1,0 +1,58 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+)
+
+type versions map[string]int64
+
+func (v versions) Versions(context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	for k, n := range v {
+		out[k] = n
+	}
+	return out, nil
+}
+
+func TestPollReloadsChangedTopicsOnly(t *testing.T) {
+	v := versions{"keys": 1, "registry": 1}
+	p := NewPoller(v, time.Second, slog.New(slog.DiscardHandler))
+	calls := map[string]int{}
+	fail := false
+	p.On("keys", func(context.Context) error { calls["keys"]++; return nil })
+	p.On("registry", func(context.Context) error {
+		calls["registry"]++
+		if fail {
+			return errors.New("bad data")
+		}
+		return nil
+	})
+	if err := p.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p.Poll(context.Background())
+	if calls["keys"] != 1 || calls["registry"] != 1 {
+		t.Fatalf("after sync+idle poll: %v", calls)
+	}
+	v["keys"] = 2
+	p.Poll(context.Background())
+	p.Poll(context.Background())
+	if calls["keys"] != 2 || calls["registry"] != 1 {
+		t.Fatalf("after keys change: %v", calls)
+	}
+	// A failed reload is retried on the next poll until it succeeds.
+	v["registry"] = 5
+	fail = true
+	p.Poll(context.Background())
+	p.Poll(context.Background())
+	fail = false
+	p.Poll(context.Background())
+	p.Poll(context.Background())
+	if calls["registry"] != 4 {
+		t.Fatalf("registry reloads %d; want 1 + 2 failed + 1 good", calls["registry"])
+	}
+}
