@@ -1,0 +1,111 @@
+package registry
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/assetd/assetd/internal/asset"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAliasCollisions(t *testing.T) {
+	mints := []string{mintWSOL, mintUSDC, mintUSDT, mintBONK, mintJUP}
+	mk := func(i int, id, symbol string, aliases []string, variantSymbol string) Asset {
+		return Asset{AssetID: id, Symbol: symbol, Category: "crypto", Aliases: aliases,
+			Variants: []Variant{{VariantID: id + ":v", Mint: mints[i], Kind: asset.KindNative, Symbol: variantSymbol}}}
+	}
+	doc := Document{Assets: []Asset{
+		mk(0, "zeta", "ZETA", []string{"alpha", "shared"}, "VSYM"), // alias "alpha" vs asset id alpha
+		mk(1, "alpha", "ALP", nil, "SHARED2"),
+		mk(2, "beta", "VSYM", []string{"shared"}, ""),  // asset symbol beats zeta's variant symbol
+		mk(3, "gamma", "GAM", []string{"shared2"}, ""), // asset alias beats alpha's variant symbol
+		mk(4, "delta", "DEL", []string{"Shared"}, ""),  // same tier as beta/zeta: first id wins
+	}}
+	s, r := mustBuild(t, doc)
+	tests := []struct {
+		ref, wantAsset, wantBy string
+	}{
+		{"alpha", "alpha", asset.ResolvedByAssetID}, // own id beats zeta's alias
+		{"ALPHA", "alpha", asset.ResolvedByAlias},   // other case: alias index, id tier still wins
+		{"vsym", "beta", asset.ResolvedByAlias},
+		{"shared2", "gamma", asset.ResolvedByAlias},
+		{"shared", "beta", asset.ResolvedByAlias}, // beta < delta < zeta
+		{"SHARED", "beta", asset.ResolvedByAlias},
+	}
+	for _, tt := range tests {
+		res, err := s.Resolve(tt.ref)
+		if err != nil || res.AssetID != tt.wantAsset || res.ResolvedBy != tt.wantBy {
+			t.Errorf("Resolve(%q) = %s/%s, %v; want %s/%s", tt.ref, res.AssetID, res.ResolvedBy, err, tt.wantAsset, tt.wantBy)
+		}
+	}
+	got := map[string]Issue{}
+	for _, i := range r.Filter(IssueAliasCollision) {
+		got[i.Key] = i
+	}
+	want := map[string]struct {
+		winner     string
+		candidates []string
+	}{
+		"alpha":   {"alpha", []string{"alpha", "zeta"}},
+		"vsym":    {"beta", []string{"beta", "zeta"}},
+		"shared2": {"gamma", []string{"alpha", "gamma"}},
+		"shared":  {"beta", []string{"beta", "delta", "zeta"}},
+	}
+	if len(got) != len(want) {
+		t.Errorf("collisions = %v, want keys %v", got, want)
+	}
+	for k, w := range want {
+		i, ok := got[k]
+		if !ok {
+			t.Errorf("collision on %q not reported", k)
+			continue
+		}
+		if i.AssetID != w.winner || !cmp.Equal(i.Candidates, w.candidates) {
+			t.Errorf("collision %q = winner %s candidates %v, want %s %v", k, i.AssetID, i.Candidates, w.winner, w.candidates)
+		}
+	}
+}
+
+func TestAliasCollisionResolutionIsOrderIndependent(t *testing.T) {
+	a := Asset{AssetID: "aaa", Category: "crypto", Aliases: []string{"same"}, Variants: []Variant{{VariantID: "aaa:v", Mint: mintUSDC, Kind: asset.KindNative}}}
+	b := Asset{AssetID: "bbb", Category: "crypto", Aliases: []string{"same"}, Variants: []Variant{{VariantID: "bbb:v", Mint: mintUSDT, Kind: asset.KindNative}}}
+	for _, order := range [][]Asset{{a, b}, {b, a}} {
+		s, _ := mustBuild(t, Document{Assets: order})
+		if res, _ := s.Resolve("same"); res.AssetID != "aaa" {
+			t.Errorf("order %s,%s: same -> %s, want aaa", order[0].AssetID, order[1].AssetID, res.AssetID)
+		}
+	}
+	// Across documents too: the overlay does not win an alias tie.
+	s, _ := mustBuild(t, Document{Assets: []Asset{b}}, Document{Assets: []Asset{a}})
+	if res, _ := s.Resolve("same"); res.AssetID != "aaa" {
+		t.Errorf("across documents: same -> %s, want aaa", res.AssetID)
+	}
+}
+
+func TestLookupAlias(t *testing.T) {
+	long := strings.Repeat("x", 150)
+	index := map[string]aliasEntry{
+		"usd coin":  {asset: &Asset{AssetID: "usd"}},
+		"ünïcode":   {asset: &Asset{AssetID: "uni"}},
+		long:        {asset: &Asset{AssetID: "long"}},
+		"mixed-42x": {asset: &Asset{AssetID: "mixed"}},
+	}
+	tests := []struct{ ref, want string }{
+		{"usd coin", "usd"},
+		{"USD Coin", "usd"},
+		{"ÜNÏCODE", "uni"},
+		{strings.ToUpper(long), "long"},
+		{"MiXeD-42X", "mixed"},
+		{"usd  coin", ""},
+	}
+	for _, tt := range tests {
+		e, ok := lookupAlias(index, tt.ref)
+		got := ""
+		if ok {
+			got = e.asset.AssetID
+		}
+		if got != tt.want {
+			t.Errorf("lookupAlias(%q) = %q, want %q", tt.ref, got, tt.want)
+		}
+	}
+}

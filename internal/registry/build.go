@@ -1,0 +1,117 @@
+package registry
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Build validates and merges the seed and the overlays into an immutable
+// Snapshot.
+//
+// Every document is validated first (see Validate); the first invalid one
+// fails the whole build with an error naming the document ("seed",
+// "overlay 1", ...) and the offending entries. Nothing is half-loaded.
+//
+// Merge semantics, in document order:
+//   - an asset replaces an earlier asset with the same assetId (reported as
+//     asset_replaced); new ids are added;
+//   - mintHomes entries override earlier ones for the same mint;
+//   - curated lists with the same id are unioned (see docs/registry.md);
+//   - LST index entries are unioned by mint;
+//   - supplemental documents are merged last and only fill gaps.
+//
+// Then a mint listed by several assets is kept in one home (see
+// resolveDuplicateMints), LST index entries no asset lists are attached to
+// "solana", tiers and tags are normalised, and the indexes are built. The
+// Report lists every repair, including alias collisions; none of them fails
+// the build.
+func Build(seed Document, overlays ...Document) (*Snapshot, *Report, error) {
+	docs := append([]Document{seed}, overlays...)
+	for i := range docs {
+		if err := Validate(docs[i]); err != nil {
+			return nil, nil, fmt.Errorf("registry: build: %s: %w", docLabel(i), err)
+		}
+	}
+	r := newReport("")
+	m := newMerger(r)
+	for i := range docs {
+		if !docs[i].Supplemental {
+			m.addAuthoritative(i, &docs[i])
+		}
+	}
+	m.resolveDuplicateMints()
+	taken, owned := m.takenKeys()
+	for i := range docs {
+		if docs[i].Supplemental {
+			m.addSupplemental(i, &docs[i], taken, owned)
+		}
+	}
+	m.attachLSTIndex()
+	s, err := newSnapshot(m, r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("registry: build: %w", err)
+	}
+	return s, r, nil
+}
+
+// newSnapshot freezes the merged assets and builds the indexes.
+func newSnapshot(m *merger, r *Report) (*Snapshot, error) {
+	ids := m.sortedIDs()
+	s := &Snapshot{
+		assets:   make([]Asset, len(ids)),
+		byID:     make(map[string]*Asset, len(ids)),
+		mints:    map[string]mintEntry{},
+		variants: map[string]mintEntry{},
+		stats:    Stats{ByCategory: map[string]int{}, ByKind: map[string]int{}},
+	}
+	for i, id := range ids {
+		s.assets[i] = m.assets[id].asset
+		a := &s.assets[i]
+		normaliseAsset(a)
+		s.byID[id] = a
+		s.stats.Assets++
+		s.stats.ByCategory[a.Category]++
+		for j := range a.Variants {
+			v := &a.Variants[j]
+			e := mintEntry{asset: a, variant: v, lstIndex: m.lstMints[v.Mint]}
+			if prev, dup := s.mints[v.Mint]; dup {
+				return nil, fmt.Errorf("internal error: mint %q in %q and %q after merge", v.Mint, prev.asset.AssetID, id)
+			}
+			if _, dup := s.variants[v.VariantID]; dup {
+				return nil, fmt.Errorf("internal error: variantId %q repeated after merge", v.VariantID)
+			}
+			s.mints[v.Mint] = e
+			s.variants[v.VariantID] = e
+			s.stats.Variants++
+			s.stats.ByKind[v.Kind]++
+			if e.lstIndex {
+				s.stats.LSTIndexVariants++
+			}
+		}
+	}
+	s.aliases = buildAliasIndex(s.assets, m.lstMints, m.supplemental, r)
+	s.curated = buildCurated(m.lists, s, r)
+	return s, nil
+}
+
+// normaliseAsset applies the snapshot invariants: tiers set and mirrored
+// (default tier3, "experimental" = tier3), tags and aliases never nil.
+func normaliseAsset(a *Asset) {
+	if a.Aliases == nil {
+		a.Aliases = []string{}
+	}
+	for j := range a.Variants {
+		v := &a.Variants[j]
+		tier, _ := normaliseTier(v.LiquidityTier)
+		if v.LiquidityTier == "" {
+			tier, _ = normaliseTier(v.TrustTier)
+		}
+		v.LiquidityTier, v.TrustTier = tier, tier
+		if v.Tags == nil {
+			v.Tags = []string{}
+		}
+		v.Tags = slices.Clip(v.Tags)
+	}
+	a.Aliases = slices.Clip(a.Aliases)
+	a.Variants = slices.Clip(a.Variants)
+}

@@ -1,0 +1,87 @@
+package registry
+
+// Snapshot is an immutable, indexed registry built by Build. It is safe for
+// concurrent use. Accessors return pointers and slices that point into the
+// snapshot without copying: callers must treat them as read-only.
+type Snapshot struct {
+	assets   []Asset // sorted by AssetID
+	byID     map[string]*Asset
+	mints    map[string]mintEntry // exact, case-sensitive
+	variants map[string]mintEntry // by VariantID, exact
+	aliases  map[string]aliasEntry
+	curated  curatedIndex
+	stats    Stats
+}
+
+// mintEntry locates a variant.
+type mintEntry struct {
+	asset    *Asset
+	variant  *Variant
+	lstIndex bool // attached from an LST index
+}
+
+// Stats counts what a Snapshot holds.
+type Stats struct {
+	Assets   int
+	Variants int
+	// LSTIndexVariants counts variants attached from an LST index.
+	LSTIndexVariants int
+	ByCategory       map[string]int
+	ByKind           map[string]int
+}
+
+// Assets returns every asset, sorted by AssetID.
+func (s *Snapshot) Assets() []Asset { return s.assets }
+
+// Asset returns the asset with exactly this id.
+func (s *Snapshot) Asset(id string) (*Asset, bool) {
+	a, ok := s.byID[id]
+	return a, ok
+}
+
+// VariantByMint returns the variant with this mint (exact, case-sensitive)
+// and its asset.
+func (s *Snapshot) VariantByMint(mint string) (*Asset, *Variant, bool) {
+	e, ok := s.mints[mint]
+	return e.asset, e.variant, ok
+}
+
+// Variant returns the variant with exactly this variant id and its asset.
+func (s *Snapshot) Variant(variantID string) (*Asset, *Variant, bool) {
+	e, ok := s.variants[variantID]
+	return e.asset, e.variant, ok
+}
+
+// IsLSTIndexMint reports whether the mint was attached to "solana" from an
+// LST index (rather than listed by a registry asset).
+func (s *Snapshot) IsLSTIndexMint(mint string) bool { return s.mints[mint].lstIndex }
+
+// CuratedLists returns every curated list in UI order: "all", then majors,
+// lsts, currencies, rwas, etfs, metals, stocks. Lists no document defines
+// are present and empty.
+func (s *Snapshot) CuratedLists() []CuratedList { return s.curated.lists }
+
+// CuratedList returns one curated list by id (including "all").
+func (s *Snapshot) CuratedList(id string) (*CuratedList, bool) {
+	i, ok := s.curated.byID[id]
+	if !ok {
+		return nil, false
+	}
+	return &s.curated.lists[i], true
+}
+
+// CuratedAssetIDs returns the distinct asset ids of a list in member order
+// (the groupBy=asset view), or nil for an unknown list.
+func (s *Snapshot) CuratedAssetIDs(id string) []string { return s.curated.assetIDs[id] }
+
+// CuratedRank returns the curated mint rank used by primary-variant
+// tie-breaks: the position of the mint's first appearance when walking the
+// lists majors, lsts, currencies, rwas, etfs, metals, stocks in order (lower
+// is better). ok is false for mints in no list.
+func (s *Snapshot) CuratedRank(mint string) (rank int, ok bool) {
+	rank, ok = s.curated.rank[mint]
+	return rank, ok
+}
+
+// Stats returns the snapshot's counts. The maps are shared: do not modify.
+func (s *Snapshot) Stats() Stats { return s.stats }
