@@ -33,7 +33,10 @@ var (
 
 // Cache-Control policies (always private: responses depend on the key).
 const (
-	noStore = "no-store"
+	noStore      = "no-store"
+	cacheDetail  = "private, max-age=30"
+	cacheCurated = "private, max-age=30, stale-while-revalidate=60"
+	cacheSearch  = "private, max-age=120"
 )
 
 // routes is the route table: every endpoint, its scope, its cache policy.
@@ -42,5 +45,14 @@ func (s *Server) routes() []route {
 		// Meta
 		{pattern: "GET /v1/health", auth: authNone, cache: noStore, handler: s.health},
 		{pattern: "GET /v1/whoami", auth: authSession, cache: noStore, handler: s.whoami},
+
+		// Assets (collection). Literal segments win over {assetId}.
+		{pattern: "GET /v1/assets/resolve", scopes: read, cache: cacheSearch, handler: s.resolve},
+		{pattern: "GET /v1/assets/search", scopes: read, cache: cacheSearch, handler: s.search},
+		{pattern: "GET /v1/assets/curated", scopes: read, cache: cacheCurated, handler: s.curated},
+
+		// Asset by id.
+		{pattern: "GET /v1/assets/{assetId}", scopes: read, cache: cacheDetail, handler: s.assetDetail},
+		{pattern: "GET /v1/assets/{assetId}/variants", scopes: read, cache: cacheDetail, handler: s.assetVariants},
 	}
 }

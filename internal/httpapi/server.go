@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/session"
@@ -38,6 +39,8 @@ type Deps struct {
 	Limiter  ratelimit.Limiter
 	Usage    UsageRecorder
 	Sessions session.Verifier
+	// Catalog is the asset read model.
+	Catalog *catalog.Catalog
 	// DefaultPolicy applies to keys without overrides.
 	DefaultPolicy ratelimit.Policy
 	// Simulated says the market data is the built-in demo feed; health and

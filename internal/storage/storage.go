@@ -21,3 +21,15 @@ const (
 	TopicAdvisories = "advisories"
 	TopicLists      = "lists"
 )
+
+// RegistryDocument is one imported registry data set, stored as the
+// normalised registry.Document JSON. Documents overlay the embedded seed in
+// import order (Seq ascending).
+type RegistryDocument struct {
+	Seq        int64
+	Source     string // a name for the data set; re-importing a source replaces it
+	Format     string
+	Body       []byte
+	Hash       string // hex SHA-256 of Body
+	ImportedAt int64  // unix ms
+}

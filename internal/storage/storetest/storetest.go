@@ -25,6 +25,9 @@ type Store interface {
 	usage.Sink
 	Versions(ctx context.Context) (map[string]int64, error)
 	UsageSummary(ctx context.Context, keyID string, sinceMs int64) (map[string]int64, error)
+	PutRegistryDocument(ctx context.Context, d storage.RegistryDocument) (bool, error)
+	DeleteRegistryDocument(ctx context.Context, source string) error
+	ListRegistryDocuments(ctx context.Context) ([]storage.RegistryDocument, error)
 	Migrate(ctx context.Context) (int, error)
 }
 
@@ -54,6 +57,7 @@ func Run(t *testing.T, h Harness) {
 		{"Sessions", testSessions},
 		{"UsageBatch", testUsage},
 		{"ConcurrentKeyCreates", testConcurrentCreates},
+		{"RegistryDocuments", testRegistryDocuments},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
@@ -285,5 +289,46 @@ func testConcurrentCreates(t *testing.T, h Harness) {
 	}
 	if len(keys) != 20 || len(projects) != 1 {
 		t.Fatalf("got %d keys in %d projects; want 20 in 1", len(keys), len(projects))
+	}
+}
+
+func regDoc(source, body string) storage.RegistryDocument {
+	return storage.RegistryDocument{Source: source, Format: "assetd", Body: []byte(body), Hash: fmt.Sprintf("%x", len(body)) + body, ImportedAt: storage.Ms(t0)}
+}
+
+func testRegistryDocuments(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	ctx := context.Background()
+	v0, _ := s.Versions(ctx)
+	for _, step := range []struct {
+		doc     storage.RegistryDocument
+		changed bool
+	}{
+		{regDoc("a", `{"assets":[]}`), true},
+		{regDoc("b", `{"assets":[1]}`), true},
+		{regDoc("a", `{"assets":[]}`), false}, // same content: idempotent
+		{regDoc("a", `{"assets":[2]}`), true}, // new content: replaces, moves last
+	} {
+		changed, err := s.PutRegistryDocument(ctx, step.doc)
+		if err != nil || changed != step.changed {
+			t.Fatalf("Put %s %s = %v, %v; want %v", step.doc.Source, step.doc.Body, changed, err, step.changed)
+		}
+	}
+	docs, err := s.ListRegistryDocuments(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 || docs[0].Source != "b" || docs[1].Source != "a" || string(docs[1].Body) != `{"assets":[2]}` {
+		t.Fatalf("documents: %+v", docs)
+	}
+	v1, _ := s.Versions(ctx)
+	if v1[storage.TopicRegistry]-v0[storage.TopicRegistry] != 3 {
+		t.Fatalf("registry version moved %d; want 3 (one per changing put)", v1[storage.TopicRegistry]-v0[storage.TopicRegistry])
+	}
+	if err := s.DeleteRegistryDocument(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteRegistryDocument(ctx, "b"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("second delete: %v", err)
 	}
 }

@@ -1,0 +1,88 @@
+// Command assetd is the Asset Data Service: one binary that serves the API
+// (`assetd serve`) and manages its store (`migrate`, `keys`, `sessions`).
+// This package is the only place that wires concrete types together.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := (&cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}).run(ctx, os.Args[1:])
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "assetd:", err)
+		}
+		var u usageError
+		if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// cli carries the process environment so tests can run commands in-process.
+type cli struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// ready, when set, is called by serve with the bound API address.
+	ready func(addr string)
+}
+
+// usageError marks a command-line mistake (exit status 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+const usageText = `assetd: the Asset Data Service
+
+Usage:
+  assetd serve [flags]                       run the API server
+  assetd migrate [flags]                     apply database migrations and exit
+  assetd keys create --project NAME [--scopes S1,S2]
+  assetd keys list
+  assetd keys revoke ID
+  assetd keys regenerate ID
+  assetd keys limits ID [--rate N/WINDOW] [--quota N/month]
+  assetd sessions create --user-id U --email E [--ttl 720h]
+  assetd registry import FILE [--source NAME] [--dry-run]
+  assetd registry list
+  assetd registry remove SOURCE
+
+Every command accepts --data-dir and --database-url (env ASSETD_DATA_DIR,
+ASSETD_DATABASE_URL). Run "assetd COMMAND -h" for a command's flags.
+`
+
+func (c *cli) run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(c.stderr, usageText)
+		return usageError{"no command given"}
+	}
+	switch args[0] {
+	case "serve":
+		return c.serve(ctx, args[1:])
+	case "migrate":
+		return c.migrate(ctx, args[1:])
+	case "keys":
+		return c.keys(ctx, args[1:])
+	case "sessions":
+		return c.sessions(ctx, args[1:])
+	case "registry":
+		return c.registry(ctx, args[1:])
+	case "help", "-h", "--help":
+		fmt.Fprint(c.stdout, usageText)
+		return nil
+	}
+	fmt.Fprint(c.stderr, usageText)
+	return usageError{fmt.Sprintf("unknown command %q", args[0])}
+}

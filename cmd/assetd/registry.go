@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/assetd/assetd/internal/registry"
+	"github.com/assetd/assetd/internal/storage"
+)
+
+// registryStore is what registry loading and import need from a store.
+type registryStore interface {
+	PutRegistryDocument(ctx context.Context, d storage.RegistryDocument) (bool, error)
+	DeleteRegistryDocument(ctx context.Context, source string) error
+	ListRegistryDocuments(ctx context.Context) ([]storage.RegistryDocument, error)
+}
+
+// loadRegistry builds the registry snapshot: the embedded seed overlaid by
+// every imported document in import order. extra documents (not yet
+// stored) go last.
+func loadRegistry(ctx context.Context, st registryStore, extra ...registry.Document) (*registry.Snapshot, *registry.Report, error) {
+	seed, err := registry.Seed()
+	if err != nil {
+		return nil, nil, fmt.Errorf("embedded seed: %w", err)
+	}
+	docs, err := st.ListRegistryDocuments(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	overlays := make([]registry.Document, 0, len(docs)+len(extra))
+	for _, d := range docs {
+		doc, err := registry.ParseDocument(bytes.NewReader(d.Body))
+		if err != nil {
+			return nil, nil, fmt.Errorf("imported registry source %q: %w", d.Source, err)
+		}
+		overlays = append(overlays, doc)
+	}
+	overlays = append(overlays, extra...)
+	snap, rep, err := registry.Build(seed, overlays...)
+	if err != nil {
+		return nil, rep, fmt.Errorf("build registry: %w", err)
+	}
+	return snap, rep, nil
+}
+
+func (c *cli) registry(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usageError{"registry: want import, list or remove"}
+	}
+	switch sub, rest := args[0], args[1:]; sub {
+	case "import":
+		var source string
+		var dryRun bool
+		return c.withStore(ctx, "registry import", rest, func(fs *flag.FlagSet) {
+			fs.StringVar(&source, "source", "", "name of this data set (default: the file name); re-importing a source replaces it")
+			fs.BoolVar(&dryRun, "dry-run", false, "parse, validate and report without storing")
+		}, func(st store, pos []string) error {
+			if len(pos) != 1 {
+				return usageError{"registry import: want exactly one FILE"}
+			}
+			return c.importRegistry(ctx, st, pos[0], source, dryRun)
+		})
+	case "list":
+		return c.withStore(ctx, "registry list", rest, nil, func(st store, pos []string) error {
+			docs, err := st.ListRegistryDocuments(ctx)
+			if err != nil {
+				return err
+			}
+			for _, d := range docs {
+				fmt.Fprintf(c.stdout, "%s\t%s\t%d bytes\t%s\n", d.Source, d.Format, len(d.Body), storage.FromMs(d.ImportedAt).Format(time.RFC3339))
+			}
+			return nil
+		})
+	case "remove":
+		return c.withStore(ctx, "registry remove", rest, nil, func(st store, pos []string) error {
+			if len(pos) != 1 {
+				return usageError{"registry remove: want exactly one SOURCE"}
+			}
+			if err := st.DeleteRegistryDocument(ctx, pos[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stderr, "removed registry source %s\n", pos[0])
+			return nil
+		})
+	}
+	return usageError{fmt.Sprintf("registry: unknown subcommand %q", args[0])}
+}
+
+// importRegistry parses FILE in any supported format, checks that the
+// registry still builds with it, and stores the normalised document.
+func (c *cli) importRegistry(ctx context.Context, st store, path, source string, dryRun bool) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("registry import: %w", err)
+	}
+	defer f.Close()
+	fmt.Fprintf(c.stderr, "parsing %s\n", path)
+	doc, rep, err := registry.DetectAndParse(f)
+	if err != nil {
+		return fmt.Errorf("registry import %s: %w", path, err)
+	}
+	variants := 0
+	for _, a := range doc.Assets {
+		variants += len(a.Variants)
+	}
+	members := 0
+	for _, l := range doc.CuratedLists {
+		members += len(l.Members)
+	}
+	fmt.Fprintf(c.stderr, "format %s: %d assets, %d variants, %d curated members, %d LST index entries\n",
+		rep.Format, len(doc.Assets), variants, members, len(doc.LSTIndex))
+	if s := rep.Summary(); s != "" {
+		fmt.Fprintf(c.stderr, "normalisations: %s\n", s)
+	}
+	snap, brep, err := loadRegistry(ctx, st, doc)
+	if err != nil {
+		return fmt.Errorf("registry import %s rejected, nothing stored: %w", path, err)
+	}
+	stats := snap.Stats()
+	fmt.Fprintf(c.stderr, "registry with this import: %d assets, %d variants (%d from the LST index)\n",
+		stats.Assets, stats.Variants, stats.LSTIndexVariants)
+	if s := brep.Summary(); s != "" {
+		fmt.Fprintf(c.stderr, "merge: %s\n", s)
+	}
+	if dryRun {
+		fmt.Fprintln(c.stdout, "dry run: nothing stored")
+		return nil
+	}
+	body, err := json.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("registry import: encode: %w", err)
+	}
+	sum := sha256.Sum256(body)
+	if source == "" {
+		source = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	changed, err := st.PutRegistryDocument(ctx, storage.RegistryDocument{Source: source, Format: rep.Format, Body: body,
+		Hash: hex.EncodeToString(sum[:]), ImportedAt: time.Now().UnixMilli()})
+	if err != nil {
+		return err
+	}
+	if changed {
+		fmt.Fprintf(c.stdout, "imported %s as source %q: %d assets, %d variants, %d curated members\n", path, source, len(doc.Assets), variants, members)
+	} else {
+		fmt.Fprintf(c.stdout, "source %q unchanged: nothing to do\n", source)
+	}
+	return nil
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"time"
+
+	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/catalog"
+	"github.com/assetd/assetd/internal/httpapi"
+	"github.com/assetd/assetd/internal/metrics"
+	"github.com/assetd/assetd/internal/oidc"
+	"github.com/assetd/assetd/internal/ratelimit"
+	"github.com/assetd/assetd/internal/session"
+	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/usage"
+	"github.com/assetd/assetd/internal/watch"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/errgroup"
+)
+
+func (c *cli) parseServe(args []string) (serveConfig, error) {
+	var cfg serveConfig
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	c.addStoreFlags(fs, &cfg.storeFlags)
+	fs.StringVar(&cfg.addr, "addr", c.env("ASSETD_ADDR", "127.0.0.1:8080"), "API listen address (env ASSETD_ADDR)")
+	fs.StringVar(&cfg.adminAddr, "admin-addr", c.env("ASSETD_ADMIN_ADDR", ""), "metrics and pprof listen address; off when empty (env ASSETD_ADMIN_ADDR)")
+	fs.BoolVar(&cfg.demo, "demo", c.envBool("ASSETD_DEMO"), "serve the built-in simulated market feed (env ASSETD_DEMO)")
+	fs.StringVar(&cfg.oidcIssuer, "oidc-issuer", c.env("ASSETD_OIDC_ISSUER", ""), "OIDC issuer URL whose JWTs /v1/whoami accepts (env ASSETD_OIDC_ISSUER)")
+	fs.StringVar(&cfg.oidcAudience, "oidc-audience", c.env("ASSETD_OIDC_AUDIENCE", ""), "required JWT audience (env ASSETD_OIDC_AUDIENCE)")
+	fs.StringVar(&cfg.rate, "rate-limit", c.env("ASSETD_RATE_LIMIT", "100000/10s"), "default per-key rate, N/WINDOW (env ASSETD_RATE_LIMIT)")
+	fs.StringVar(&cfg.quota, "quota", c.env("ASSETD_QUOTA", "1000000000/month"), "default per-key monthly quota, N/month (env ASSETD_QUOTA)")
+	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for in-flight requests")
+	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, usageError{fmt.Sprintf("serve: unexpected argument %q", fs.Arg(0))}
+	}
+	var errs []error
+	if err := cfg.storeFlags.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := validAddr("--addr", cfg.addr); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.adminAddr != "" {
+		if err := validAddr("--admin-addr", cfg.adminAddr); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if _, _, err := parseRate(cfg.rate); err != nil {
+		errs = append(errs, fmt.Errorf("--rate-limit: %w", err))
+	}
+	if _, err := parseQuota(cfg.quota); err != nil {
+		errs = append(errs, fmt.Errorf("--quota: %w", err))
+	}
+	if cfg.shutdownGrace <= 0 || cfg.reloadInterval < 50*time.Millisecond || cfg.reloadInterval > 2*time.Second {
+		errs = append(errs, errors.New("--shutdown-grace must be positive and --reload-interval within 50ms..2s"))
+	}
+	if len(errs) > 0 {
+		return cfg, usageError{errors.Join(errs...).Error()}
+	}
+	return cfg, nil
+}
+
+func (c *cli) serve(ctx context.Context, args []string) error {
+	cfg, err := c.parseServe(args)
+	if err != nil {
+		return err
+	}
+	log := newLogger(c.stderr, cfg.storeFlags)
+	st, err := openStore(ctx, cfg.storeFlags, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	keys := apikey.NewCache(st, log)
+	snap, _, err := loadRegistry(ctx, st)
+	if err != nil {
+		return err
+	}
+	cat := catalog.New(snap, catalog.NoMarkets{}, time.Now, log)
+	log.Info("registry loaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
+	poller := watch.NewPoller(st, cfg.reloadInterval, log)
+	poller.On(storage.TopicKeys, keys.Reload)
+	poller.On(storage.TopicRegistry, func(ctx context.Context) error {
+		snap, _, err := loadRegistry(ctx, st)
+		if err != nil {
+			return err // the current snapshot stays in service
+		}
+		cat.SetSnapshot(snap)
+		log.Info("registry reloaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
+		return nil
+	})
+	if err := poller.Sync(ctx); err != nil {
+		return fmt.Errorf("load api keys: %w", err)
+	}
+
+	router := session.Router{Local: session.Local{Store: st, Now: time.Now}}
+	if cfg.oidcIssuer != "" {
+		v, err := oidc.New(ctx, oidc.Config{Issuer: cfg.oidcIssuer, Audience: cfg.oidcAudience, Logger: log})
+		if err != nil {
+			return fmt.Errorf("oidc: %w", err)
+		}
+		router.JWT = v
+	}
+
+	rate, window, _ := parseRate(cfg.rate)
+	quota, _ := parseQuota(cfg.quota)
+	m := metrics.New()
+	rec := usage.NewRecorder(st, log, usage.Options{})
+	api := httpapi.New(httpapi.Deps{
+		Log: log, Metrics: m, Keys: keys, Limiter: ratelimit.NewMemory(), Usage: rec, Sessions: router, Catalog: cat,
+		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
+		Simulated:     cfg.demo,
+	})
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+	}
+	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	log.Info("assetd listening", "addr", ln.Addr().String(), "engine", st.Engine(), "demo", cfg.demo)
+	if cfg.demo {
+		log.Warn("market data is SIMULATED: --demo serves the built-in demo feed, not real prices")
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { poller.Run(gctx); return nil })
+	g.Go(func() error { cat.Run(gctx, time.Second); return nil })
+	g.Go(func() error {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serve: %w", err)
+		}
+		return nil
+	})
+	var admin *http.Server
+	if cfg.adminAddr != "" {
+		aln, err := net.Listen("tcp", cfg.adminAddr)
+		if err != nil {
+			srv.Close()
+			return fmt.Errorf("listen on admin %s: %w", cfg.adminAddr, err)
+		}
+		admin = &http.Server{Handler: adminMux(m), ReadHeaderTimeout: 10 * time.Second}
+		log.Info("admin listening", "addr", aln.Addr().String())
+		g.Go(func() error {
+			if err := admin.Serve(aln); !errors.Is(err, http.ErrServerClosed) {
+				return fmt.Errorf("admin: %w", err)
+			}
+			return nil
+		})
+	}
+	if c.ready != nil {
+		c.ready(ln.Addr().String())
+	}
+	g.Go(func() error {
+		<-gctx.Done()
+		log.Info("shutting down: draining in-flight requests", "grace", cfg.shutdownGrace)
+		sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownGrace)
+		defer cancel()
+		err := srv.Shutdown(sctx)
+		if admin != nil {
+			_ = admin.Shutdown(sctx)
+		}
+		if ferr := rec.Close(sctx); ferr != nil {
+			log.Error("usage flush incomplete", "err", ferr, "dropped", rec.Dropped())
+		}
+		log.Info("shutdown complete", "usage_written", rec.Written(), "usage_dropped", rec.Dropped())
+		return err
+	})
+	return g.Wait()
+}
+
+func adminMux(m *metrics.Metrics) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	return mux
+}

@@ -1,0 +1,75 @@
+package catalog
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/assetd/assetd/internal/registry"
+)
+
+// Catalog serves asset views from the current model. It is safe for
+// concurrent use.
+type Catalog struct {
+	markets MarketReader
+	now     func() time.Time
+	log     *slog.Logger
+	cur     atomic.Pointer[model]
+	mu      sync.Mutex // serialises rebuilds
+	snap    atomic.Pointer[registry.Snapshot]
+}
+
+// New returns a catalog over snap reading markets from mr.
+func New(snap *registry.Snapshot, mr MarketReader, now func() time.Time, log *slog.Logger) *Catalog {
+	if mr == nil {
+		mr = NoMarkets{}
+	}
+	if now == nil {
+		now = time.Now
+	}
+	c := &Catalog{markets: mr, now: now, log: log}
+	c.snap.Store(snap)
+	c.Rebuild()
+	return c
+}
+
+// Snapshot returns the registry snapshot the catalog serves.
+func (c *Catalog) Snapshot() *registry.Snapshot { return c.snap.Load() }
+
+// SetSnapshot swaps the registry snapshot and rebuilds the model.
+func (c *Catalog) SetSnapshot(s *registry.Snapshot) {
+	c.snap.Store(s)
+	c.Rebuild()
+}
+
+// Rebuild recomputes the model from the snapshot and the market cache and
+// swaps it in.
+func (c *Catalog) Rebuild() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	start := time.Now()
+	m := build(c.snap.Load(), c.markets, c.now())
+	c.cur.Store(m)
+	if c.log != nil {
+		c.log.Debug("catalog model rebuilt", "assets", len(m.assets), "took", time.Since(start))
+	}
+}
+
+// Run rebuilds the model every interval until ctx ends, so market updates
+// reach stats, primaries and orderings.
+func (c *Catalog) Run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			c.Rebuild()
+		}
+	}
+}
+
+func (c *Catalog) model() *model { return c.cur.Load() }

@@ -1,0 +1,370 @@
+// Package catalog is the asset read model: it joins the registry snapshot
+// with cached market data into precomputed views (derived tiers, primary
+// variant per strategy, canonical stats, variant orderings, curated rows,
+// search keys). A background refresh rebuilds the model and swaps it
+// atomically, so a request only looks things up and encodes JSON: it never
+// waits on a provider or a database.
+package catalog
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/ranking"
+	"github.com/assetd/assetd/internal/registry"
+	"github.com/assetd/assetd/internal/stats"
+)
+
+// MarketReader reads cached market data. Implementations answer from
+// memory at once; nil means "not cached".
+type MarketReader interface {
+	Market(mint string) *asset.Market
+	ExecutionQuality(mint string) *asset.ExecutionQuality
+	// Volume30d is the mint's 30-day USD volume summed from cached daily
+	// candles, or nil when none are cached.
+	Volume30d(mint string) *float64
+}
+
+// NoMarkets is a MarketReader with nothing cached.
+type NoMarkets struct{}
+
+func (NoMarkets) Market(string) *asset.Market                     { return nil }
+func (NoMarkets) ExecutionQuality(string) *asset.ExecutionQuality { return nil }
+func (NoMarkets) Volume30d(string) *float64                       { return nil }
+
+// strategyIndex maps a strategy to its slot in per-strategy arrays.
+func strategyIndex(s string) int {
+	switch s {
+	case asset.StrategyExecutionQuality:
+		return 1
+	case asset.StrategyStockRedeemability:
+		return 2
+	}
+	return 0
+}
+
+// assetModel is one asset's precomputed view.
+type assetModel struct {
+	a        *registry.Asset
+	variants []Variant // parallel to a.Variants
+	// primary is the index into variants per strategy (-1: none).
+	primary [3]int
+	stats   *asset.Stats // nil when every field is null
+	image   *string
+	// order holds variant indexes per sortBy (liquidity, execution
+	// quality, stock redeemability), all variants.
+	order [3][]int
+	// lstCapped marks solana yield/lst variants dropped by the default
+	// LST floor and cap; nil for other assets.
+	lstCapped []bool
+	groups    [2]Groups // [default, variantsMode=all]
+	// byLiquidity are the variant views by liquidity desc [default, all].
+	byLiquidity [2][]*Variant
+	rows        [3]Row // asset row per strategy (without variants)
+	// search keys, lower case; blob joins them with \x00 for one fast
+	// substring test.
+	keys []string
+	blob string
+}
+
+// volume24 is the sort key of curated rows: stats volume, nulls last.
+func (m *assetModel) volume24() (float64, bool) {
+	if m.stats == nil || m.stats.Volume24hUSD == nil {
+		return 0, false
+	}
+	return *m.stats.Volume24hUSD, true
+}
+
+func (m *assetModel) liquidity() float64 {
+	if m.stats == nil || m.stats.Liquidity == nil {
+		return -1
+	}
+	return *m.stats.Liquidity
+}
+
+// mintRow is a curated groupBy=mint row: an asset and one of its variants.
+type mintRow struct {
+	asset   int
+	variant int
+}
+
+// curatedModel holds a curated list's rows in response order.
+type curatedModel struct {
+	assets []int        // groupBy=asset
+	mints  [2][]mintRow // groupBy=mint [default, variantsMode=all]
+}
+
+// model is one immutable read model.
+type model struct {
+	snap    *registry.Snapshot
+	assets  []assetModel
+	byID    map[string]int
+	curated map[string]*curatedModel
+	builtAt time.Time
+}
+
+const solanaAssetID = "solana"
+
+func isLSTKind(kind string) bool { return kind == asset.KindYield || kind == asset.KindLST }
+
+// build computes the model from a snapshot and the market cache.
+func build(snap *registry.Snapshot, mr MarketReader, now time.Time) *model {
+	all := snap.Assets()
+	m := &model{snap: snap, assets: make([]assetModel, len(all)), byID: make(map[string]int, len(all)), builtAt: now}
+	for i := range all {
+		m.byID[all[i].AssetID] = i
+		buildAsset(&m.assets[i], &all[i], snap, mr, now)
+	}
+	m.curated = buildCurated(m, snap)
+	return m
+}
+
+// variantView builds the view of one variant from the market cache.
+func variantView(v *registry.Variant, mr MarketReader) Variant {
+	mk := mr.Market(v.Mint)
+	tier := v.LiquidityTier
+	if tier == "" {
+		tier = asset.Tier3
+	}
+	if mk != nil && mk.Liquidity != nil {
+		tier = asset.LiquidityTier(mk.Liquidity)
+	}
+	tags := v.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return Variant{VariantID: v.VariantID, Mint: v.Mint, Kind: v.Kind, LiquidityTier: tier, TrustTier: tier, Tags: tags,
+		Issuer: v.Issuer, IssuerURL: v.IssuerURL, Label: v.Label, StockVariantTier: v.StockVariantTier,
+		Symbol: v.Symbol, Name: v.Name, Market: mk, ExecutionQuality: mr.ExecutionQuality(v.Mint)}
+}
+
+func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr MarketReader, now time.Time) {
+	am.a = a
+	n := len(a.Variants)
+	am.variants = make([]Variant, n)
+	cands := make([]ranking.Candidate, n)
+	for i := range a.Variants {
+		v := &a.Variants[i]
+		am.variants[i] = variantView(v, mr)
+		rank := 0
+		if r, ok := snap.CuratedRank(v.Mint); ok {
+			rank = r + 1
+		}
+		cands[i] = ranking.Candidate{Mint: v.Mint, Kind: v.Kind, StockVariantTier: v.StockVariantTier,
+			Market: am.variants[i].Market, Quality: am.variants[i].ExecutionQuality, CuratedRank: rank}
+	}
+	for si, s := range asset.Strategies {
+		am.primary[si], _ = ranking.SelectPrimary(cands, s, a.Category, now)
+	}
+	// Stats: canonical aggregates; price fields from the liquidity primary
+	// whatever strategy a request asks for, so stats never depend on it.
+	in := make([]stats.Input, n)
+	for i := range a.Variants {
+		in[i] = stats.Input{Kind: a.Variants[i].Kind, Market: am.variants[i].Market, Volume30dUSD: mr.Volume30d(a.Variants[i].Mint)}
+	}
+	if st := stats.Aggregate(in, am.primary[0]); !stats.IsEmpty(st) {
+		am.stats = &st
+	}
+	if a.ImageURL != "" {
+		img := a.ImageURL
+		am.image = &img
+	}
+	rows := make([]ranking.Row, n)
+	for si, s := range asset.Strategies {
+		for i := range rows {
+			rows[i] = ranking.Row{Index: i, Mint: a.Variants[i].Mint, StockVariantTier: a.Variants[i].StockVariantTier,
+				Market: am.variants[i].Market, Quality: am.variants[i].ExecutionQuality}
+		}
+		ranking.SortVariants(rows, s)
+		ord := make([]int, n)
+		for i, r := range rows {
+			ord[i] = r.Index
+		}
+		am.order[si] = ord
+	}
+	if a.AssetID == solanaAssetID {
+		var lst []ranking.Row
+		for i := range a.Variants {
+			if isLSTKind(a.Variants[i].Kind) {
+				lst = append(lst, ranking.Row{Index: i, Mint: a.Variants[i].Mint, Market: am.variants[i].Market})
+			}
+		}
+		am.lstCapped = make([]bool, n)
+		for _, r := range lst {
+			am.lstCapped[r.Index] = true
+		}
+		for _, r := range ranking.CapLSTVariants(lst, "", false) {
+			am.lstCapped[r.Index] = false
+		}
+	}
+	for mode := range 2 {
+		g := Groups{Spot: []*Variant{}, LST: []*Variant{}, Yield: []*Variant{}, ETF: []*Variant{}, Leveraged: []*Variant{},
+			Basket: []*Variant{}, TokenizedEquity: []*Variant{}}
+		var byLiq []*Variant
+		for _, i := range am.order[0] {
+			if mode == 0 && am.capped(i) {
+				continue
+			}
+			v := &am.variants[i]
+			byLiq = append(byLiq, v)
+			switch v.Kind {
+			case asset.KindLST:
+				g.LST = append(g.LST, v)
+			case asset.KindYield:
+				g.Yield = append(g.Yield, v)
+			case asset.KindETF:
+				g.ETF = append(g.ETF, v)
+			case asset.KindLeveraged:
+				g.Leveraged = append(g.Leveraged, v)
+			case asset.KindBasket:
+				g.Basket = append(g.Basket, v)
+			case asset.KindTokenizedEquity:
+				g.TokenizedEquity = append(g.TokenizedEquity, v)
+			default:
+				g.Spot = append(g.Spot, v)
+			}
+		}
+		am.groups[mode] = g
+		am.byLiquidity[mode] = byLiq
+	}
+	for si := range asset.Strategies {
+		am.rows[si] = Row{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, ImageURL: am.image,
+			Stats: am.stats, PrimaryVariant: am.primaryView(si)}
+	}
+	am.keys = searchKeys(a)
+	am.blob = strings.Join(am.keys, "\x00")
+}
+
+// capped reports whether variant i is hidden by the default LST floor/cap.
+func (am *assetModel) capped(i int) bool { return am.lstCapped != nil && am.lstCapped[i] }
+
+func (am *assetModel) primaryView(si int) *Variant {
+	if p := am.primary[si]; p >= 0 {
+		return &am.variants[p]
+	}
+	return nil
+}
+
+// searchKeys are the lower-cased strings a search matches against.
+func searchKeys(a *registry.Asset) []string {
+	seen := map[string]bool{}
+	var keys []string
+	add := func(s string) {
+		s = strings.ToLower(strings.TrimSpace(s))
+		if s != "" && !seen[s] {
+			seen[s] = true
+			keys = append(keys, s)
+		}
+	}
+	add(a.AssetID)
+	add(a.Symbol)
+	add(a.Name)
+	add(a.CoinID)
+	add(a.StockTicker)
+	for _, al := range a.Aliases {
+		add(al)
+	}
+	for i := range a.Variants {
+		add(a.Variants[i].Symbol)
+		add(a.Variants[i].Name)
+	}
+	return keys
+}
+
+// buildCurated computes every curated list's rows in response order:
+// stats.volume24hUSD desc (nulls last), then asset id; groupBy=mint rows
+// keep that asset order and, inside an asset, the variant liquidity order.
+// The lsts list (and the LST part of all) is the solana asset's dynamic
+// yield/LST set under the same floor and cap as the variants endpoint.
+func buildCurated(m *model, snap *registry.Snapshot) map[string]*curatedModel {
+	out := map[string]*curatedModel{}
+	solana, hasSolana := m.byID[solanaAssetID]
+	for _, l := range snap.CuratedLists() {
+		cm := &curatedModel{}
+		seenAsset := map[int]bool{}
+		var mintRows [2][]mintRow
+		seenMint := map[string]bool{}
+		addMint := func(ai, vi int) {
+			mint := m.assets[ai].a.Variants[vi].Mint
+			if seenMint[mint] {
+				return
+			}
+			seenMint[mint] = true
+			mintRows[1] = append(mintRows[1], mintRow{ai, vi})
+			if !m.assets[ai].capped(vi) {
+				mintRows[0] = append(mintRows[0], mintRow{ai, vi})
+			}
+		}
+		addAsset := func(ai int) {
+			if !seenAsset[ai] {
+				seenAsset[ai] = true
+				cm.assets = append(cm.assets, ai)
+			}
+		}
+		for _, mem := range l.Members {
+			a, _, ok := snap.VariantByMint(mem.Mint)
+			if !ok {
+				continue // the registry reports members it cannot place
+			}
+			ai := m.byID[a.AssetID]
+			if (l.ID == "lsts" || l.ID == registry.AllListID) && ai == solana && hasSolana && isLSTKind(variantKind(a, mem.Mint)) {
+				continue // replaced by the dynamic set below
+			}
+			addAsset(ai)
+			addMint(ai, variantIndex(a, mem.Mint))
+		}
+		if hasSolana && (l.ID == "lsts" || l.ID == registry.AllListID) {
+			sm := &m.assets[solana]
+			for _, vi := range sm.order[0] {
+				if isLSTKind(sm.a.Variants[vi].Kind) {
+					addAsset(solana)
+					addMint(solana, vi)
+				}
+			}
+		}
+		byVolume := func(a, b int) int {
+			va, oka := m.assets[a].volume24()
+			vb, okb := m.assets[b].volume24()
+			if oka != okb {
+				if oka {
+					return -1
+				}
+				return 1
+			}
+			if c := cmp.Compare(vb, va); c != 0 {
+				return c
+			}
+			return cmp.Compare(m.assets[a].a.AssetID, m.assets[b].a.AssetID)
+		}
+		slices.SortStableFunc(cm.assets, byVolume)
+		for mode := range 2 {
+			rows := mintRows[mode]
+			pos := func(r mintRow) int { return slices.Index(m.assets[r.asset].order[0], r.variant) }
+			slices.SortStableFunc(rows, func(x, y mintRow) int {
+				if x.asset != y.asset {
+					return byVolume(x.asset, y.asset)
+				}
+				return cmp.Compare(pos(x), pos(y))
+			})
+			cm.mints[mode] = rows
+		}
+		out[l.ID] = cm
+	}
+	return out
+}
+
+func variantIndex(a *registry.Asset, mint string) int {
+	for i := range a.Variants {
+		if a.Variants[i].Mint == mint {
+			return i
+		}
+	}
+	return 0
+}
+
+func variantKind(a *registry.Asset, mint string) string {
+	return a.Variants[variantIndex(a, mint)].Kind
+}

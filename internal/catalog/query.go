@@ -1,0 +1,314 @@
+package catalog
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/registry"
+)
+
+// ErrNotVariant is returned when a `mint` parameter is not a variant of
+// the asset.
+var ErrNotVariant = errors.New("mint is not a variant of this asset")
+
+// Resolve resolves an asset reference (see registry.Snapshot.Resolve).
+func (c *Catalog) Resolve(ref string) (registry.Resolution, error) {
+	return c.model().snap.Resolve(ref)
+}
+
+// ResolveMint resolves a raw mint.
+func (c *Catalog) ResolveMint(mint string) (registry.Resolution, error) {
+	return c.model().snap.ResolveMint(mint)
+}
+
+// view is a resolved asset's model: the precomputed one, or one built on
+// the fly for a singleton.
+func (c *Catalog) view(m *model, res registry.Resolution) *assetModel {
+	if i, ok := m.byID[res.AssetID]; ok && !res.Singleton() {
+		return &m.assets[i]
+	}
+	am := &assetModel{}
+	buildAsset(am, res.Asset, m.snap, c.markets, c.now())
+	return am
+}
+
+// ResolvedBody is the body of GET /v1/assets/resolve for a resolution:
+// the variant of a mint reference, else the liquidity primary.
+func (c *Catalog) ResolvedBody(res registry.Resolution) Resolved {
+	m := c.model()
+	am := c.view(m, res)
+	a := am.a
+	out := Resolved{AssetID: res.AssetID, ResolvedBy: res.ResolvedBy,
+		Asset: ResolveAsset{AssetID: a.AssetID, Name: nonEmpty(a.Name), Symbol: nonEmpty(a.Symbol), Category: a.Category, Aliases: a.Aliases}}
+	if out.Asset.Aliases == nil {
+		out.Asset.Aliases = []string{}
+	}
+	if res.Mint != "" {
+		out.Mint = &res.Mint
+	}
+	var v *Variant
+	if res.Mint != "" {
+		v = &am.variants[variantIndex(a, res.Mint)]
+	} else {
+		v = am.primaryView(0)
+	}
+	if v != nil {
+		out.Variant = &ResolveVariant{Mint: v.Mint, Chain: "solana", Kind: v.Kind, LiquidityTier: v.LiquidityTier,
+			TrustTier: v.TrustTier, Tags: v.Tags, Issuer: v.Issuer, IssuerURL: v.IssuerURL, Label: v.Label}
+	}
+	return out
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// DetailOptions are the asset detail parameters the model answers.
+type DetailOptions struct {
+	Strategy    string
+	Mint        string // optional; must be a variant of the asset
+	VariantsAll bool   // variantsMode=all
+}
+
+// DetailResult is the asset detail plus what include blocks need.
+type DetailResult struct {
+	Asset      *Detail
+	Resolution *Resolution
+	// Mint is the variant include computations use: the mint parameter,
+	// else the path mint of a mint reference, else the primary.
+	Mint string
+}
+
+// Detail returns the asset detail of a resolution.
+func (c *Catalog) Detail(res registry.Resolution, o DetailOptions) (DetailResult, error) {
+	m := c.model()
+	am := c.view(m, res)
+	if o.Mint != "" && !hasMint(am.a, o.Mint) {
+		return DetailResult{}, ErrNotVariant
+	}
+	si := strategyIndex(o.Strategy)
+	mode := 0
+	if o.VariantsAll {
+		mode = 1
+	}
+	a := am.a
+	d := &Detail{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, Aliases: a.Aliases,
+		ImageURL: am.image, Stats: am.stats, PrimaryVariantStrategy: asset.Strategies[si], PrimaryVariant: am.primaryView(si),
+		VariantGroups: am.groups[mode]}
+	if d.Aliases == nil {
+		d.Aliases = []string{}
+	}
+	out := DetailResult{Asset: d}
+	if res.ResolvedBy != asset.ResolvedByAssetID {
+		r := &Resolution{Ref: res.Ref, ResolvedBy: res.ResolvedBy, AssetID: res.AssetID}
+		if res.Mint != "" {
+			r.Mint = &res.Mint
+		}
+		out.Resolution = r
+	}
+	switch {
+	case o.Mint != "":
+		out.Mint = o.Mint
+	case res.Mint != "":
+		out.Mint = res.Mint
+	case d.PrimaryVariant != nil:
+		out.Mint = d.PrimaryVariant.Mint
+	}
+	return out, nil
+}
+
+func hasMint(a *registry.Asset, mint string) bool {
+	for i := range a.Variants {
+		if a.Variants[i].Mint == mint {
+			return true
+		}
+	}
+	return false
+}
+
+// VariantFilter narrows the variants endpoint.
+type VariantFilter struct {
+	Kind             string
+	LiquidityTier    string // derived tier; "" = any
+	StockVariantTier string
+	Mint             string // kept even when capping applies; must belong
+	All              bool   // variantsMode=all
+	SortBy           string
+}
+
+// Variants returns the asset's variant rows filtered and ordered.
+func (c *Catalog) Variants(res registry.Resolution, f VariantFilter) ([]*Variant, error) {
+	m := c.model()
+	am := c.view(m, res)
+	if f.Mint != "" && !hasMint(am.a, f.Mint) {
+		return nil, ErrNotVariant
+	}
+	out := []*Variant{}
+	for _, i := range am.order[strategyIndex(f.SortBy)] {
+		v := &am.variants[i]
+		if !f.All && am.capped(i) && v.Mint != f.Mint {
+			continue
+		}
+		if f.Kind != "" && v.Kind != f.Kind || f.LiquidityTier != "" && v.LiquidityTier != f.LiquidityTier ||
+			f.StockVariantTier != "" && v.StockVariantTier != f.StockVariantTier {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// SearchOptions are the search parameters.
+type SearchOptions struct {
+	Query       string
+	Category    string
+	Limit       int
+	VariantsAll bool
+	Strategy    string
+}
+
+// match classes, best first.
+const (
+	matchMint = iota
+	matchExact
+	matchPrefix
+	matchSubstring
+	matchNone
+)
+
+// Search ranks canonical assets by match class (exact mint, exact
+// symbol/alias/name/id, prefix, substring), then canonical liquidity desc,
+// then asset id. A query that is a well-formed mint no asset lists returns
+// its singleton.
+func (c *Catalog) Search(o SearchOptions) []Row {
+	m := c.model()
+	si := strategyIndex(o.Strategy)
+	q := strings.TrimSpace(o.Query)
+	if registry.ValidMint(q) {
+		res, err := m.snap.ResolveMint(q)
+		if err != nil {
+			return []Row{}
+		}
+		am := c.view(m, res)
+		if o.Category != "" && am.a.Category != o.Category {
+			return []Row{}
+		}
+		return []Row{c.row(am, si, o.VariantsAll, 0)}
+	}
+	lq := strings.ToLower(q)
+	type hit struct {
+		i     int
+		class int
+		liq   float64
+	}
+	var hits []hit
+	for i := range m.assets {
+		am := &m.assets[i]
+		if o.Category != "" && am.a.Category != o.Category {
+			continue
+		}
+		if !strings.Contains(am.blob, lq) {
+			continue
+		}
+		best := matchNone
+		for _, k := range am.keys {
+			switch {
+			case k == lq:
+				best = matchExact
+			case best > matchPrefix && strings.HasPrefix(k, lq):
+				best = matchPrefix
+			case best > matchSubstring && strings.Contains(k, lq):
+				best = matchSubstring
+			}
+			if best == matchExact {
+				break
+			}
+		}
+		if best != matchNone {
+			hits = append(hits, hit{i, best, am.liquidity()})
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		if c := cmp.Compare(a.class, b.class); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.liq, a.liq); c != 0 {
+			return c
+		}
+		return cmp.Compare(m.assets[a.i].a.AssetID, m.assets[b.i].a.AssetID)
+	})
+	if len(hits) > o.Limit {
+		hits = hits[:o.Limit]
+	}
+	out := make([]Row, len(hits))
+	for j, h := range hits {
+		out[j] = c.row(&m.assets[h.i], si, o.VariantsAll, 0)
+	}
+	return out
+}
+
+// row is an asset row; with variants, every (default-filtered) variant by
+// liquidity desc.
+func (c *Catalog) row(am *assetModel, si int, variants bool, mode int) Row {
+	r := am.rows[si]
+	if r.AssetID == "" { // singleton built on the fly
+		r = Row{AssetID: am.a.AssetID, Name: am.a.Name, Symbol: am.a.Symbol, Category: am.a.Category, ImageURL: am.image,
+			Stats: am.stats, PrimaryVariant: am.primaryView(si)}
+	}
+	if variants {
+		r.Variants = am.byLiquidity[mode]
+		if r.Variants == nil {
+			r.Variants = []*Variant{}
+		}
+	}
+	return r
+}
+
+// CuratedOptions are the curated endpoint parameters.
+type CuratedOptions struct {
+	List        string
+	ByMint      bool // groupBy=mint
+	VariantsAll bool // variants=all (groupBy=asset only)
+	AllVariants bool // variantsMode=all
+	Strategy    string
+}
+
+// Curated returns every row of a curated list in response order; callers
+// page by slicing. ok is false for an unknown list.
+func (c *Catalog) Curated(o CuratedOptions) ([]Row, bool) {
+	m := c.model()
+	cm, ok := m.curated[o.List]
+	if !ok {
+		return nil, false
+	}
+	si := strategyIndex(o.Strategy)
+	mode := 0
+	if o.AllVariants {
+		mode = 1
+	}
+	if o.ByMint {
+		rows := cm.mints[mode]
+		out := make([]Row, len(rows))
+		for j, r := range rows {
+			am := &m.assets[r.asset]
+			out[j] = am.rows[si]
+			out[j].PrimaryVariant = &am.variants[r.variant]
+		}
+		return out, true
+	}
+	out := make([]Row, len(cm.assets))
+	for j, ai := range cm.assets {
+		out[j] = c.row(&m.assets[ai], si, o.VariantsAll, mode)
+	}
+	return out, true
+}
+
+// Categories are the values the search category filter accepts.
+func Categories() []string { return asset.Categories }
+

@@ -1,0 +1,85 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/assetd/assetd/internal/storage"
+	"github.com/jackc/pgx/v5"
+)
+
+// PutRegistryDocument stores d under its source, replacing an earlier
+// import of the same source (which then moves to the end of the overlay
+// order). It reports false, and writes nothing, when the stored body of
+// that source already has the same hash.
+func (s *Store) PutRegistryDocument(ctx context.Context, d storage.RegistryDocument) (bool, error) {
+	changed := false
+	err := s.withTx(ctx, func(tx pgx.Tx) error {
+		// Serialise imports of one source so two concurrent imports cannot
+		// both insert it.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('assetd.registry.' || $1))`, d.Source); err != nil {
+			return err
+		}
+		var hash string
+		err := tx.QueryRow(ctx, `SELECT hash FROM registry_documents WHERE source = $1`, d.Source).Scan(&hash)
+		if err == nil && hash == d.Hash {
+			return nil
+		}
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM registry_documents WHERE source = $1`, d.Source); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO registry_documents(source, format, body, hash, imported_at) VALUES ($1, $2, $3, $4, $5)`,
+			d.Source, d.Format, d.Body, d.Hash, d.ImportedAt); err != nil {
+			return err
+		}
+		changed = true
+		return bump(ctx, tx, storage.TopicRegistry)
+	})
+	if err != nil {
+		return false, fmt.Errorf("postgres: put registry document %q: %w", d.Source, err)
+	}
+	return changed, nil
+}
+
+// DeleteRegistryDocument removes an imported source.
+func (s *Store) DeleteRegistryDocument(ctx context.Context, source string) error {
+	err := s.withTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM registry_documents WHERE source = $1`, source)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return storage.ErrNotFound
+		}
+		return bump(ctx, tx, storage.TopicRegistry)
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: delete registry document %q: %w", source, err)
+	}
+	return nil
+}
+
+// ListRegistryDocuments returns every imported document in overlay order.
+func (s *Store) ListRegistryDocuments(ctx context.Context) ([]storage.RegistryDocument, error) {
+	rows, err := s.pool.Query(ctx, `SELECT seq, source, format, body, hash, imported_at FROM registry_documents ORDER BY seq`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list registry documents: %w", err)
+	}
+	defer rows.Close()
+	var out []storage.RegistryDocument
+	for rows.Next() {
+		var d storage.RegistryDocument
+		if err := rows.Scan(&d.Seq, &d.Source, &d.Format, &d.Body, &d.Hash, &d.ImportedAt); err != nil {
+			return nil, fmt.Errorf("postgres: list registry documents: %w", err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: list registry documents: %w", err)
+	}
+	return out, nil
+}
