@@ -1,0 +1,219 @@
+// Package marketcache is the in-process market-data cache: snapshots per
+// mint (merged across providers), DEX markets per mint and daily candles
+// (for volume30dUSD). Reads return what is cached at once and never wait on
+// a provider; a missing or stale entry schedules a background refresh,
+// deduplicated per key, batched per provider, run by a bounded worker pool
+// under a per-provider request budget. Last good values survive provider
+// failures and keep being served, marked by their fetch time.
+package marketcache
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/market"
+)
+
+// TTLs: a value older than its fresh TTL is served and refreshed in the
+// background. Values are never dropped for age (last good wins over null).
+const (
+	SnapshotFreshTTL = 60 * time.Second
+	MarketsFreshTTL  = 5 * time.Minute
+	DailyFreshTTL    = time.Hour
+	// RetryBackoff is how long a key whose refresh failed waits before the
+	// next attempt.
+	RetryBackoff = 15 * time.Second
+)
+
+// Options configure a Cache.
+type Options struct {
+	Snapshots []market.SnapshotProvider // in merge priority order
+	Markets   market.MarketsProvider    // may be nil
+	OHLCV     market.OHLCVProvider      // may be nil (no volume30dUSD)
+	// Workers bounds concurrent provider calls (default 8).
+	Workers int
+	// Budget is each provider's request rate (requests per second, burst
+	// Burst); zero means unlimited.
+	Budget float64
+	Burst  int
+	// Deadline bounds one provider call (default 10s).
+	Deadline time.Duration
+	// Capacity bounds each store (default 200,000 keys).
+	Capacity int
+	Now      func() time.Time
+	Log      *slog.Logger
+}
+
+type snapVal struct {
+	merged  *asset.Market
+	meta    market.Token // identity fields of the chosen source
+	sources map[string]market.Token
+}
+
+// Cache is safe for concurrent use. Start it with Run.
+type Cache struct {
+	o        Options
+	snaps    *store[snapVal]
+	markets  *store[[]market.DEXMarket]
+	daily    *store[*float64]
+	jobs     chan job
+	limiters map[string]*rate.Limiter
+
+	mu       sync.Mutex
+	inflight map[string]time.Time // key -> when scheduled (or failed, for backoff)
+	paused   map[string]time.Time // source -> no calls before
+	pending  []string             // mints awaiting a snapshot batch
+	wake     chan struct{}
+
+	calls  atomic.Int64
+	errors atomic.Int64
+}
+
+type job struct {
+	keys []string // released when the job ends
+	run  func(ctx context.Context) error
+}
+
+// New returns a cache; call Run to start its workers.
+func New(o Options) *Cache {
+	if o.Workers <= 0 {
+		o.Workers = 8
+	}
+	if o.Deadline <= 0 {
+		o.Deadline = 10 * time.Second
+	}
+	if o.Capacity <= 0 {
+		o.Capacity = 200_000
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	c := &Cache{o: o, snaps: newStore[snapVal](o.Capacity), markets: newStore[[]market.DEXMarket](o.Capacity),
+		daily: newStore[*float64](o.Capacity), jobs: make(chan job, 4096), limiters: map[string]*rate.Limiter{},
+		inflight: map[string]time.Time{}, paused: map[string]time.Time{}, wake: make(chan struct{}, 1)}
+	return c
+}
+
+func (c *Cache) limiter(source string) *rate.Limiter {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := c.limiters[source]
+	if l == nil {
+		lim, burst := rate.Inf, c.o.Burst
+		if c.o.Budget > 0 {
+			lim = rate.Limit(c.o.Budget)
+			burst = max(burst, 1)
+		}
+		l = rate.NewLimiter(lim, burst)
+		c.limiters[source] = l
+	}
+	return l
+}
+
+// UpstreamCalls is the number of provider calls made so far.
+func (c *Cache) UpstreamCalls() int64 { return c.calls.Load() }
+
+// UpstreamErrors is the number of failed provider calls.
+func (c *Cache) UpstreamErrors() int64 { return c.errors.Load() }
+
+// claim marks key in flight; false when it already is, or failed less than
+// RetryBackoff ago.
+func (c *Cache) claim(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.inflight[key]; ok && c.o.Now().Sub(t) < RetryBackoff {
+		return false
+	}
+	c.inflight[key] = c.o.Now()
+	return true
+}
+
+// release ends key's flight; a failure keeps it blocked for RetryBackoff.
+func (c *Cache) release(key string, failed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if failed {
+		c.inflight[key] = c.o.Now()
+		return
+	}
+	delete(c.inflight, key)
+}
+
+func (c *Cache) submit(j job) {
+	select {
+	case c.jobs <- j:
+	default:
+		for _, k := range j.keys {
+			c.release(k, false) // queue full: a later read reschedules
+		}
+	}
+}
+
+// call runs one provider call under its budget and deadline.
+func (c *Cache) call(ctx context.Context, source string, fn func(ctx context.Context) error) error {
+	c.mu.Lock()
+	until := c.paused[source]
+	c.mu.Unlock()
+	if d := until.Sub(c.o.Now()); d > 0 {
+		return &market.RateLimitedError{RetryAfter: d} // honour the provider's Retry-After
+	}
+	if err := c.limiter(source).Wait(ctx); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.o.Deadline)
+	defer cancel()
+	c.calls.Add(1)
+	err := fn(ctx)
+	if err != nil {
+		c.errors.Add(1)
+		var rl *market.RateLimitedError
+		if errors.As(err, &rl) {
+			// Hold the whole provider back for what it asked (default 30s).
+			wait := rl.RetryAfter
+			if wait <= 0 {
+				wait = 30 * time.Second
+			}
+			c.mu.Lock()
+			c.paused[source] = c.o.Now().Add(wait)
+			c.mu.Unlock()
+		}
+	}
+	return err
+}
+
+// Run starts the workers and the snapshot batcher; it returns when ctx ends.
+func (c *Cache) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for range c.o.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case j := <-c.jobs:
+					err := j.run(ctx)
+					if err != nil && ctx.Err() == nil {
+						c.o.Log.Warn("market refresh failed", "keys", len(j.keys), "first", j.keys[0], "err", err)
+					}
+					for _, k := range j.keys {
+						c.release(k, err != nil)
+					}
+				}
+			}
+		}()
+	}
+	c.batchLoop(ctx)
+	wg.Wait()
+}
