@@ -312,3 +312,25 @@ func (c *Catalog) Curated(o CuratedOptions) ([]Row, bool) {
 // Categories are the values the search category filter accepts.
 func Categories() []string { return asset.Categories }
 
+
+// Primary returns the asset's primary variant under strategy (nil when the
+// asset has none).
+func (c *Catalog) Primary(res registry.Resolution, strategy string) *Variant {
+	m := c.model()
+	return c.view(m, res).primaryView(strategyIndex(strategy))
+}
+
+// HasVariant reports whether mint is a variant of the resolved asset.
+func (c *Catalog) HasVariant(res registry.Resolution, mint string) bool {
+	return hasMint(c.view(c.model(), res).a, mint)
+}
+
+// VariantMeta returns the registry identity of a known mint: its asset id
+// (a singleton id for unknown mints), symbol, name and decimals.
+func (c *Catalog) VariantMeta(mint string) (assetID, symbol, name string, decimals *int) {
+	a, v, ok := c.model().snap.VariantByMint(mint)
+	if !ok {
+		return registry.SingletonAssetID(mint), "", "", nil
+	}
+	return a.AssetID, v.Symbol, v.Name, v.Decimals
+}

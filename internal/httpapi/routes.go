@@ -37,6 +37,7 @@ const (
 	cacheDetail  = "private, max-age=30"
 	cacheCurated = "private, max-age=30, stale-while-revalidate=60"
 	cacheSearch  = "private, max-age=120"
+	cacheMarkets = "private, max-age=60"
 )
 
 // routes is the route table: every endpoint, its scope, its cache policy.
@@ -50,9 +51,14 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/assets/resolve", scopes: read, cache: cacheSearch, handler: s.resolve},
 		{pattern: "GET /v1/assets/search", scopes: read, cache: cacheSearch, handler: s.search},
 		{pattern: "GET /v1/assets/curated", scopes: read, cache: cacheCurated, handler: s.curated},
+		{pattern: "POST /v1/assets/market-snapshots", scopes: read, cache: cacheMarkets, handler: s.marketSnapshots},
+		{pattern: "GET /v1/assets/variant-markets", scopes: read, cache: cacheMarkets, handler: s.variantMarkets},
 
 		// Asset by id.
 		{pattern: "GET /v1/assets/{assetId}", scopes: read, cache: cacheDetail, handler: s.assetDetail},
 		{pattern: "GET /v1/assets/{assetId}/variants", scopes: read, cache: cacheDetail, handler: s.assetVariants},
+		{pattern: "GET /v1/assets/{assetId}/variant-market", scopes: read, cache: cacheMarkets, handler: s.variantMarket},
+		{pattern: "GET /v1/assets/{assetId}/markets", scopes: read, cache: cacheMarkets, handler: s.assetMarkets},
+		{pattern: "GET /v1/assets/{assetId}/variant-top-markets", scopes: read, cache: cacheMarkets, handler: s.variantTopMarkets},
 	}
 }

@@ -41,6 +41,8 @@ type Deps struct {
 	Sessions session.Verifier
 	// Catalog is the asset read model.
 	Catalog *catalog.Catalog
+	// Markets is the market cache (nil: nothing cached).
+	Markets MarketData
 	// DefaultPolicy applies to keys without overrides.
 	DefaultPolicy ratelimit.Policy
 	// Simulated says the market data is the built-in demo feed; health and
@@ -63,6 +65,9 @@ type Server struct {
 func New(d Deps) *Server {
 	if d.Now == nil {
 		d.Now = time.Now
+	}
+	if d.Markets == nil {
+		d.Markets = noMarkets{}
 	}
 	s := &Server{d: d}
 	s.handler = s.build(nil)

@@ -1,0 +1,393 @@
+package httpapi
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/assetd/assetd/internal/apierr"
+	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/catalog"
+	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/registry"
+)
+
+// MarketData is the market cache as the market endpoints read it. Every
+// method answers from memory at once; reads of missing or stale data
+// schedule a background refresh.
+type MarketData interface {
+	Token(mint string) (market.Token, bool)
+	DEXMarkets(mint string) ([]market.DEXMarket, time.Time, bool)
+	ExecutionQuality(mint string) *asset.ExecutionQuality
+}
+
+// noMarkets answers "nothing cached" for every read.
+type noMarkets struct{}
+
+func (noMarkets) Token(m string) (market.Token, bool) { return market.Token{Mint: m}, false }
+func (noMarkets) DEXMarkets(string) ([]market.DEXMarket, time.Time, bool) {
+	return nil, time.Time{}, false
+}
+func (noMarkets) ExecutionQuality(string) *asset.ExecutionQuality { return nil }
+
+// Limits of the batch market endpoints.
+const (
+	MaxSnapshotMints      = 250
+	MaxVariantMarketMints = 50
+)
+
+func invalidMints(bad []string) error {
+	return apierr.Newf(apierr.BadRequest, "Invalid mint(s): %s", strings.Join(bad, ", ")).
+		WithDetails(apierr.Details{"code": "invalid_mint", "mints": bad})
+}
+
+// dedupeMints trims, drops empties and duplicates (keeping order) and
+// collects the malformed ones.
+func dedupeMints(in []string) (out, bad []string) {
+	seen := make(map[string]bool, len(in))
+	for _, m := range in {
+		m = strings.TrimSpace(m)
+		if m == "" || seen[m] {
+			continue
+		}
+		seen[m] = true
+		if !registry.ValidMint(m) {
+			bad = append(bad, m)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out, bad
+}
+
+// snapshotRow is one row of POST /v1/assets/market-snapshots, keyed by the
+// requested address.
+type snapshotRow struct {
+	Address   string        `json:"address"`
+	AssetID   string        `json:"assetId"`
+	Symbol    *string       `json:"symbol"`
+	Name      *string       `json:"name"`
+	Decimals  *int          `json:"decimals"`
+	LogoURI   *string       `json:"logoURI"`
+	Market    *asset.Market `json:"market"`
+	HasMarket bool          `json:"hasMarket"`
+}
+
+// POST /v1/assets/market-snapshots
+func (s *Server) marketSnapshots(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		Mints     []string `json:"mints"`
+		Addresses []string `json:"addresses"`
+	}
+	if err := decodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	in := body.Mints
+	if in == nil {
+		in = body.Addresses
+	}
+	if in == nil {
+		return missingParam("mints", "body must hold mints or addresses (an array of mint addresses)")
+	}
+	mints, bad := dedupeMints(in)
+	if len(bad) > 0 {
+		return invalidMints(bad)
+	}
+	if len(mints) > MaxSnapshotMints {
+		mints = mints[:MaxSnapshotMints]
+	}
+	rows := make([]snapshotRow, len(mints))
+	for i, m := range mints {
+		assetID, sym, name, dec := s.d.Catalog.VariantMeta(m)
+		row := snapshotRow{Address: m, AssetID: assetID, Symbol: nonEmptyPtr(sym), Name: nonEmptyPtr(name), Decimals: dec}
+		if tok, ok := s.d.Markets.Token(m); ok {
+			mk := tok.Market
+			row.Market = &mk
+			if row.Symbol == nil {
+				row.Symbol = nonEmptyPtr(tok.Symbol)
+			}
+			if row.Name == nil {
+				row.Name = nonEmptyPtr(tok.Name)
+			}
+			if row.Decimals == nil {
+				row.Decimals = tok.Decimals
+			}
+			row.LogoURI = mk.LogoURI
+			row.HasMarket = mk.Price != nil && *mk.Price > 0
+		}
+		rows[i] = row
+	}
+	return writeJSON(w, http.StatusOK, rows)
+}
+
+func nonEmptyPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+type variantMarketRow struct {
+	Mint             string                  `json:"mint"`
+	AssetID          *string                 `json:"assetId"`
+	Chain            *string                 `json:"chain"`
+	Market           *asset.Market           `json:"market"`
+	ExecutionQuality *asset.ExecutionQuality `json:"executionQuality"`
+}
+
+// GET /v1/assets/variant-markets
+func (s *Server) variantMarkets(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	raw := q.Get("mints")
+	if raw == "" {
+		raw = q.Get("addresses")
+	}
+	if strings.TrimSpace(raw) == "" {
+		return missingParam("mints", "mints (or addresses) is required: a comma-separated list of mint addresses")
+	}
+	mints, bad := dedupeMints(strings.Split(raw, ","))
+	if len(bad) > 0 {
+		return invalidMints(bad)
+	}
+	if len(mints) > MaxVariantMarketMints {
+		return badParam("mints", "at most 50 mints per call", apierr.Details{"max": MaxVariantMarketMints, "given": len(mints)})
+	}
+	chain := "solana"
+	rows := make([]variantMarketRow, len(mints))
+	for i, m := range mints {
+		assetID, _, _, _ := s.d.Catalog.VariantMeta(m)
+		row := variantMarketRow{Mint: m, AssetID: &assetID, Chain: &chain, ExecutionQuality: s.d.Markets.ExecutionQuality(m)}
+		if tok, ok := s.d.Markets.Token(m); ok {
+			mk := tok.Market
+			row.Market = &mk
+		}
+		rows[i] = row
+	}
+	return writeJSON(w, http.StatusOK, struct {
+		Variants []variantMarketRow `json:"variants"`
+	}{rows})
+}
+
+// assetMint resolves the path asset and the mint parameter (default: the
+// primary variant by liquidity).
+func (s *Server) assetMint(r *http.Request) (registry.Resolution, string, error) {
+	res, err := s.pathAsset(r)
+	if err != nil {
+		return res, "", err
+	}
+	mint, err := mintParam(r.URL.Query(), "mint")
+	if err != nil {
+		return res, "", err
+	}
+	if mint != "" {
+		if !s.d.Catalog.HasVariant(res, mint) {
+			return res, "", notVariant(mint, res.AssetID)
+		}
+		return res, mint, nil
+	}
+	p := s.d.Catalog.Primary(res, asset.StrategyLiquidity)
+	if p == nil {
+		return res, "", apierr.New(apierr.NotFound, "No primary variant available")
+	}
+	return res, p.Mint, nil
+}
+
+func msPtr(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	ms := t.UnixMilli()
+	return &ms
+}
+
+// GET /v1/assets/{assetId}/variant-market
+func (s *Server) variantMarket(w http.ResponseWriter, r *http.Request) error {
+	res, mint, err := s.assetMint(r)
+	if err != nil {
+		return err
+	}
+	body := struct {
+		AssetID          string                  `json:"assetId"`
+		Mint             string                  `json:"mint"`
+		Market           *asset.Market           `json:"market"`
+		ExecutionQuality *asset.ExecutionQuality `json:"executionQuality"`
+		LastUpdatedAt    *int64                  `json:"lastUpdatedAt"`
+	}{AssetID: res.AssetID, Mint: mint, ExecutionQuality: s.d.Markets.ExecutionQuality(mint)}
+	if tok, ok := s.d.Markets.Token(mint); ok {
+		mk := tok.Market
+		body.Market = &mk
+		body.LastUpdatedAt = mk.LastFetchedAt
+	}
+	return writeJSON(w, http.StatusOK, body)
+}
+
+// tokenRef is a token inside a market row.
+type tokenRef struct {
+	Address string `json:"address"`
+	Symbol  string `json:"symbol,omitempty"`
+}
+
+// marketRow is one DEX market (pool) of the markets endpoints.
+type marketRow struct {
+	Address   string   `json:"address"`
+	Venue     string   `json:"venue"`
+	Name      string   `json:"name"`
+	Base      tokenRef `json:"base"`
+	Quote     tokenRef `json:"quote"`
+	Price     *float64 `json:"price"`
+	Liquidity *float64 `json:"liquidity"`
+	Volume24h *float64 `json:"volume24h"`
+	Trade24h  *float64 `json:"trade24h"`
+	URL       string   `json:"url,omitempty"`
+}
+
+// protocolToken identifies a protocol-owned token in a pool.
+type protocolToken struct {
+	Address string  `json:"address"`
+	Symbol  *string `json:"symbol"`
+	Name    *string `json:"name"`
+}
+
+func toMarketRow(m market.DEXMarket) marketRow {
+	name := m.BaseSymbol + "-" + m.QuoteSymbol
+	if m.BaseSymbol == "" || m.QuoteSymbol == "" {
+		name = m.Venue
+	}
+	return marketRow{Address: m.Address, Venue: m.Venue, Name: name, Base: tokenRef{m.BaseMint, m.BaseSymbol},
+		Quote: tokenRef{m.QuoteMint, m.QuoteSymbol}, Price: m.PriceUSD, Liquidity: m.LiquidityUSD, Volume24h: m.Volume24hUSD,
+		Trade24h: m.Trade24h, URL: m.URL}
+}
+
+// GET /v1/assets/{assetId}/markets
+func (s *Server) assetMarkets(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	offset, err := intParam(q, "offset", 0, 0, 1_000_000, false)
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(q, "limit", 10, 1, 50, true)
+	if err != nil {
+		return err
+	}
+	res, mint, err := s.assetMint(r)
+	if err != nil {
+		return err
+	}
+	all, fetched, _ := s.d.Markets.DEXMarkets(mint)
+	page := all[min(offset, len(all)):min(offset+limit, len(all))]
+	rows := make([]marketRow, len(page))
+	protocol := map[string][]protocolToken{}
+	for i, m := range page {
+		rows[i] = toMarketRow(m)
+		for _, pt := range m.ProtocolTokens {
+			_, sym, name, _ := s.d.Catalog.VariantMeta(pt)
+			protocol[m.Address] = append(protocol[m.Address], protocolToken{Address: pt, Symbol: nonEmptyPtr(sym), Name: nonEmptyPtr(name)})
+		}
+	}
+	return writeJSON(w, http.StatusOK, struct {
+		AssetID                string                     `json:"assetId"`
+		Mint                   string                     `json:"mint"`
+		Markets                []marketRow                `json:"markets"`
+		ProtocolTokensByMarket map[string][]protocolToken `json:"protocolTokensByMarket"`
+		Total                  int                        `json:"total"`
+		Offset                 int                        `json:"offset"`
+		Limit                  int                        `json:"limit"`
+		LastUpdatedAt          *int64                     `json:"lastUpdatedAt"`
+	}{res.AssetID, mint, rows, protocol, len(all), offset, limit, msPtr(fetched)})
+}
+
+type topMarketRow struct {
+	Mint             string     `json:"mint"`
+	Kind             string     `json:"kind"`
+	LiquidityTier    string     `json:"liquidityTier"`
+	TrustTier        string     `json:"trustTier"`
+	Label            string     `json:"label,omitempty"`
+	StockVariantTier string     `json:"stockVariantTier,omitempty"`
+	Symbol           string     `json:"symbol,omitempty"`
+	Name             string     `json:"name,omitempty"`
+	TopMarket        *marketRow `json:"topMarket"`
+	MarketsTotal     *int       `json:"marketsTotal"`
+	TotalLiquidity   *float64   `json:"totalLiquidity"`
+	LastFetchedAt    *int64     `json:"lastFetchedAt"`
+}
+
+// GET /v1/assets/{assetId}/variant-top-markets
+func (s *Server) variantTopMarkets(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	offset, err := intParam(q, "offset", 0, 0, 1_000_000, false)
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(q, "limit", 10, 1, 100, true)
+	if err != nil {
+		return err
+	}
+	all, err := allParam(q, "variantsMode")
+	if err != nil {
+		return err
+	}
+	res, err := s.pathAsset(r)
+	if err != nil {
+		return err
+	}
+	variants, err := s.d.Catalog.Variants(res, catalog.VariantFilter{All: all, SortBy: asset.StrategyLiquidity})
+	if err != nil {
+		return apierr.Wrap(err)
+	}
+	rows := make([]topMarketRow, len(variants))
+	var newest time.Time
+	for i, v := range variants {
+		row := topMarketRow{Mint: v.Mint, Kind: v.Kind, LiquidityTier: v.LiquidityTier, TrustTier: v.TrustTier, Label: v.Label,
+			StockVariantTier: v.StockVariantTier, Symbol: v.Symbol, Name: v.Name}
+		if ms, fetched, ok := s.d.Markets.DEXMarkets(v.Mint); ok {
+			n := len(ms)
+			row.MarketsTotal = &n
+			row.LastFetchedAt = msPtr(fetched)
+			if fetched.After(newest) {
+				newest = fetched
+			}
+			sum := 0.0
+			for _, m := range ms {
+				if m.LiquidityUSD != nil {
+					sum += *m.LiquidityUSD
+				}
+			}
+			row.TotalLiquidity = &sum
+			if v.Market != nil && v.Market.Liquidity != nil && *v.Market.Liquidity > 0 {
+				row.TotalLiquidity = v.Market.Liquidity
+			}
+			if len(ms) > 0 {
+				top := toMarketRow(ms[0]) // cached most liquid first
+				row.TopMarket = &top
+			}
+		}
+		rows[i] = row
+	}
+	// Top market liquidity desc (rows without one last), then mint.
+	slices.SortStableFunc(rows, func(a, b topMarketRow) int {
+		la, lb := -1.0, -1.0
+		if a.TopMarket != nil && a.TopMarket.Liquidity != nil {
+			la = *a.TopMarket.Liquidity
+		}
+		if b.TopMarket != nil && b.TopMarket.Liquidity != nil {
+			lb = *b.TopMarket.Liquidity
+		}
+		switch {
+		case la > lb:
+			return -1
+		case la < lb:
+			return 1
+		}
+		return strings.Compare(a.Mint, b.Mint)
+	})
+	page := rows[min(offset, len(rows)):min(offset+limit, len(rows))]
+	return writeJSON(w, http.StatusOK, struct {
+		AssetID       string         `json:"assetId"`
+		Total         int            `json:"total"`
+		Offset        int            `json:"offset"`
+		Limit         int            `json:"limit"`
+		LastUpdatedAt *int64         `json:"lastUpdatedAt"`
+		Variants      []topMarketRow `json:"variants"`
+	}{res.AssetID, len(rows), offset, limit, msPtr(newest), page})
+}
