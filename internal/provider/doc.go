@@ -1,0 +1,17 @@
+// Package provider groups the real upstream adapters of the market-data
+// pipeline. Each adapter lives in its own package and implements the
+// interfaces of internal/market:
+//
+//   - marketa: a Birdeye-compatible API (source "marketdata_a"):
+//     SnapshotProvider, MarketsProvider, OHLCVProvider.
+//   - marketb: a DexScreener-compatible API (source "marketdata_b"):
+//     SnapshotProvider, MarketsProvider.
+//   - tokenmeta: a Jupiter Tokens v2 compatible API: MetadataProvider.
+//   - lstindex: the Sanctum LST list (file or URL): LSTIndex.
+//
+// They share the HTTP plumbing of internal/provider/internal/upstream:
+// per-call deadlines, size-capped bodies and one error mapping (timeouts,
+// transport errors and 5xx wrap market.ErrUpstream, HTTP 429 is a
+// *market.RateLimitedError, undecodable bodies wrap market.ErrMalformed).
+// docs/providers.md describes endpoints, field mappings and batch sizes.
+package provider

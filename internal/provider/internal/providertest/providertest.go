@@ -1,0 +1,145 @@
+// Package providertest holds test helpers shared by the provider adapter
+// tests: locating the shared vendor fixtures, servers that block until
+// the client gives up, and a logger that captures output.
+package providertest
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// EnvSharedData names a directory that overrides the search for the
+// shared data set.
+const EnvSharedData = "ASSETD_SHARED_DATA"
+
+// SharedData returns the bytes of a file of the shared data set
+// (/work/shared/data in the project layout: "shared/data" next to the
+// repository). It looks in $ASSETD_SHARED_DATA, then in shared/data of
+// every parent of the package directory, and skips the test when the
+// file is nowhere.
+func SharedData(t testing.TB, name string) []byte {
+	t.Helper()
+	var dirs []string
+	if d := os.Getenv(EnvSharedData); d != "" {
+		dirs = append(dirs, d)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; {
+			dirs = append(dirs, filepath.Join(d, "shared", "data"))
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+		}
+	}
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, name))
+		if err == nil {
+			return b
+		}
+	}
+	t.Skipf("shared data file %s not available (set %s)", name, EnvSharedData)
+	return nil
+}
+
+// JSONPath walks a decoded JSON document along keys (object keys) and
+// indexes (ints into arrays) and returns the raw JSON found there,
+// failing the test when the path does not exist.
+func JSONPath(t testing.TB, doc []byte, path ...any) json.RawMessage {
+	t.Helper()
+	cur := json.RawMessage(doc)
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(cur, &m); err != nil {
+				t.Fatalf("fixture path %v: at %q: %v", path, k, err)
+			}
+			v, ok := m[k]
+			if !ok {
+				t.Fatalf("fixture path %v: key %q missing", path, k)
+			}
+			cur = v
+		case int:
+			var a []json.RawMessage
+			if err := json.Unmarshal(cur, &a); err != nil {
+				t.Fatalf("fixture path %v: at [%d]: %v", path, k, err)
+			}
+			if k < 0 || k >= len(a) {
+				t.Fatalf("fixture path %v: index %d out of range (%d)", path, k, len(a))
+			}
+			cur = a[k]
+		default:
+			t.Fatalf("fixture path element %v of type %T", p, p)
+		}
+	}
+	return cur
+}
+
+// Server starts an httptest.Server closed at the end of the test.
+func Server(t testing.TB, h http.Handler) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// Blocking returns a handler that answers nothing until the request's
+// context ends (the client gave up) or the test ends. Use it with a short
+// client deadline to test timeouts without sleeping.
+func Blocking(t testing.TB) http.Handler {
+	t.Helper()
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) }) // runs before the server's Close
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	})
+}
+
+// JSON returns a handler answering status with body and a JSON content
+// type.
+func JSON(status int, body []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+	})
+}
+
+// LogBuffer is a concurrency-safe sink for a debug-level text logger.
+type LogBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *LogBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns everything logged so far.
+func (b *LogBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// Logger returns a debug-level logger writing into b.
+func (b *LogBuffer) Logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// Ptr returns a pointer to v.
+func Ptr[T any](v T) *T { return &v }
