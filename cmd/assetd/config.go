@@ -80,6 +80,7 @@ type serveConfig struct {
 	quota          string
 	shutdownGrace  time.Duration
 	reloadInterval time.Duration
+	market         marketFlags
 }
 
 func validAddr(flagName, addr string) error {

@@ -118,7 +118,7 @@ func startServer(t *testing.T, args ...string) *server {
 		ready: func(a string) { addrc <- a }}
 	done := make(chan error, 1)
 	go func() {
-		done <- c.run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--reload-interval", "100ms"}, args...))
+		done <- c.run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--reload-interval", "100ms", "--marketdata-b=false"}, args...))
 	}()
 	s := &server{logs: logs}
 	select {
@@ -349,5 +349,44 @@ func TestRegistryImportReachesRunningServer(t *testing.T) {
 				t.Fatalf("second import: %q", out)
 			}
 		})
+	}
+}
+
+// TestDemoServesEveryCuratedAsset is the demo acceptance: within 5 s of
+// start every curated asset has a price and a primary variant market, and
+// the market endpoints answer with data.
+func TestDemoServesEveryCuratedAsset(t *testing.T) {
+	dir := t.TempDir()
+	key := strings.TrimSpace(mustCLI(t, "keys", "create", "--project", "demo", "--data-dir", dir))
+	start := time.Now()
+	s := startServer(t, "--data-dir", dir, "--demo")
+	hdr := map[string]string{"X-Api-Key": key}
+	var missing []string
+	d := eventually(t, 5*time.Second, "every curated asset priced", func() bool {
+		_, _, body := s.get(t, "/v1/assets/curated?list=all", hdr)
+		rows, _ := body["assets"].([]any)
+		missing = missing[:0]
+		for _, r := range rows {
+			row := r.(map[string]any)
+			st, _ := row["stats"].(map[string]any)
+			pv, _ := row["primaryVariant"].(map[string]any)
+			if st == nil || st["price"] == nil || pv == nil || pv["market"] == nil {
+				missing = append(missing, row["assetId"].(string))
+			}
+		}
+		return len(rows) >= 60 && len(missing) == 0
+	})
+	t.Logf("every curated asset priced %s after the server was ready (%s after start)", d, time.Since(start).Round(time.Millisecond))
+	_, _, health := s.get(t, "/v1/health", nil)
+	if health["simulated"] != true {
+		t.Errorf("health does not say the data is simulated: %v", health)
+	}
+	_, _, mk := s.get(t, "/v1/assets/solana/markets", hdr)
+	if ms, _ := mk["markets"].([]any); len(ms) == 0 {
+		t.Errorf("solana markets empty in demo: %v", mk)
+	}
+	_, _, top := s.get(t, "/v1/assets/solana/variant-top-markets", hdr)
+	if vs, _ := top["variants"].([]any); len(vs) == 0 || vs[0].(map[string]any)["topMarket"] == nil {
+		t.Errorf("variant-top-markets: %v", top)
 	}
 }

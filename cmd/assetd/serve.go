@@ -37,6 +37,13 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.StringVar(&cfg.oidcAudience, "oidc-audience", c.env("ASSETD_OIDC_AUDIENCE", ""), "required JWT audience (env ASSETD_OIDC_AUDIENCE)")
 	fs.StringVar(&cfg.rate, "rate-limit", c.env("ASSETD_RATE_LIMIT", "100000/10s"), "default per-key rate, N/WINDOW (env ASSETD_RATE_LIMIT)")
 	fs.StringVar(&cfg.quota, "quota", c.env("ASSETD_QUOTA", "1000000000/month"), "default per-key monthly quota, N/month (env ASSETD_QUOTA)")
+	fs.StringVar(&cfg.market.marketAKey, "marketdata-a-key", c.env("ASSETD_MARKETDATA_A_KEY", ""), "API key of the Birdeye-compatible marketdata_a provider; enables it (env ASSETD_MARKETDATA_A_KEY)")
+	fs.StringVar(&cfg.market.marketAURL, "marketdata-a-url", c.env("ASSETD_MARKETDATA_A_URL", ""), "base URL of marketdata_a (default: the vendor's public API)")
+	fs.BoolVar(&cfg.market.marketB, "marketdata-b", c.env("ASSETD_MARKETDATA_B", "true") != "false", "use the keyless DexScreener-compatible marketdata_b provider (env ASSETD_MARKETDATA_B)")
+	fs.StringVar(&cfg.market.marketBURL, "marketdata-b-url", c.env("ASSETD_MARKETDATA_B_URL", ""), "base URL of marketdata_b (default: the vendor's public API)")
+	fs.Float64Var(&cfg.market.budget, "provider-budget", 5, "requests per second each real provider may receive")
+	fs.DurationVar(&cfg.market.warmInterval, "warm-interval", 30*time.Second, "how often every registry mint's market data is re-warmed")
+	fs.DurationVar(&cfg.market.startupWarmup, "startup-warmup", 3*time.Second, "how long start-up may spend filling the market cache before serving")
 	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for in-flight requests")
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes")
 	if err := fs.Parse(args); err != nil {
@@ -66,6 +73,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	if cfg.shutdownGrace <= 0 || cfg.reloadInterval < 50*time.Millisecond || cfg.reloadInterval > 2*time.Second {
 		errs = append(errs, errors.New("--shutdown-grace must be positive and --reload-interval within 50ms..2s"))
 	}
+	if cfg.market.budget <= 0 || cfg.market.warmInterval < time.Second || cfg.market.startupWarmup < 0 {
+		errs = append(errs, errors.New("--provider-budget must be positive, --warm-interval at least 1s and --startup-warmup not negative"))
+	}
 	if len(errs) > 0 {
 		return cfg, usageError{errors.Join(errs...).Error()}
 	}
@@ -89,7 +99,12 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cat := catalog.New(snap, catalog.NoMarkets{}, time.Now, log)
+	mp, err := newMarketPipeline(cfg, snap, log)
+	if err != nil {
+		return err
+	}
+	mp.warmup(ctx, snap, cfg.market.startupWarmup, log)
+	cat := catalog.New(snap, mp.cache, time.Now, log)
 	log.Info("registry loaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
 	poller := watch.NewPoller(st, cfg.reloadInterval, log)
 	poller.On(storage.TopicKeys, keys.Reload)
@@ -99,6 +114,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 			return err // the current snapshot stays in service
 		}
 		cat.SetSnapshot(snap)
+		mp.setSnapshot(snap)
 		log.Info("registry reloaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
 		return nil
 	})
@@ -120,7 +136,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	m := metrics.New()
 	rec := usage.NewRecorder(st, log, usage.Options{})
 	api := httpapi.New(httpapi.Deps{
-		Log: log, Metrics: m, Keys: keys, Limiter: ratelimit.NewMemory(), Usage: rec, Sessions: router, Catalog: cat,
+		Log: log, Metrics: m, Keys: keys, Limiter: ratelimit.NewMemory(), Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 	})
@@ -133,12 +149,14 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	log.Info("assetd listening", "addr", ln.Addr().String(), "engine", st.Engine(), "demo", cfg.demo)
 	if cfg.demo {
-		log.Warn("market data is SIMULATED: --demo serves the built-in demo feed, not real prices")
+		log.Warn("market data is SIMULATED: --demo serves the built-in demo world, not real prices, liquidity or pools")
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { poller.Run(gctx); return nil })
 	g.Go(func() error { cat.Run(gctx, time.Second); return nil })
+	g.Go(func() error { mp.cache.Run(gctx); return nil })
+	g.Go(func() error { mp.runWarmer(gctx, cat.Snapshot, cfg.market.warmInterval); return nil })
 	g.Go(func() error {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("serve: %w", err)

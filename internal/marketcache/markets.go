@@ -94,10 +94,13 @@ func (c *Cache) EnsureDaily(mints ...string) {
 	}
 }
 
-// Warm schedules refreshes of snapshots and 30-day volumes of mints; the
-// serve command calls it periodically for every registry mint so curated
-// assets stay fresh ahead of requests.
+// Warm schedules refreshes of snapshots, DEX markets and 30-day volumes
+// of mints; the serve command calls it periodically for every registry
+// mint so curated assets stay fresh ahead of requests.
 func (c *Cache) Warm(mints []string) {
 	c.EnsureSnapshots(mints...)
 	c.EnsureDaily(mints...)
+	for _, m := range mints {
+		c.DEXMarkets(m)
+	}
 }
