@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/assetd/assetd/internal/asset"
@@ -64,6 +65,9 @@ type assetModel struct {
 	// byLiquidity are the variant views by liquidity desc [default, all].
 	byLiquidity [2][]*Variant
 	rows        [3]Row // asset row per strategy (without variants)
+	// details are the asset details per strategy and variantsMode, built
+	// and encoded on first use (see detailView).
+	details [3][2]atomic.Pointer[detailView]
 	// search keys, lower case; blob joins them with \x00 for one fast
 	// substring test.
 	keys []string
@@ -282,6 +286,15 @@ func searchKeys(a *registry.Asset) []string {
 func buildCurated(m *model, snap *registry.Snapshot) map[string]*curatedModel {
 	out := map[string]*curatedModel{}
 	solana, hasSolana := m.byID[solanaAssetID]
+	// The registry's "all" list keeps one member per asset (an asset-level
+	// list); its mint rows are every member of the other lists, so that
+	// list=all&groupBy=mint holds every curated mint.
+	var allMembers []registry.CuratedMember
+	for _, l := range snap.CuratedLists() {
+		if l.ID != registry.AllListID {
+			allMembers = append(allMembers, l.Members...)
+		}
+	}
 	for _, l := range snap.CuratedLists() {
 		cm := &curatedModel{}
 		seenAsset := map[int]bool{}
@@ -304,7 +317,11 @@ func buildCurated(m *model, snap *registry.Snapshot) map[string]*curatedModel {
 				cm.assets = append(cm.assets, ai)
 			}
 		}
-		for _, mem := range l.Members {
+		members := l.Members
+		if l.ID == registry.AllListID {
+			members = allMembers
+		}
+		for _, mem := range members {
 			a, _, ok := snap.VariantByMint(mem.Mint)
 			if !ok {
 				continue // the registry reports members it cannot place

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -78,7 +79,11 @@ type DetailOptions struct {
 
 // DetailResult is the asset detail plus what include blocks need.
 type DetailResult struct {
-	Asset      *Detail
+	// Asset is shared with other requests: read-only.
+	Asset *Detail
+	// AssetJSON is the JSON encoding of Asset, cached with the model (nil
+	// when Asset cannot be encoded); read-only.
+	AssetJSON  []byte
 	Resolution *Resolution
 	// Mint is the variant include computations use: the mint parameter,
 	// else the path mint of a mint reference, else the primary.
@@ -97,14 +102,9 @@ func (c *Catalog) Detail(res registry.Resolution, o DetailOptions) (DetailResult
 	if o.VariantsAll {
 		mode = 1
 	}
-	a := am.a
-	d := &Detail{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, Aliases: a.Aliases,
-		ImageURL: am.image, Stats: am.stats, PrimaryVariantStrategy: asset.Strategies[si], PrimaryVariant: am.primaryView(si),
-		VariantGroups: am.groups[mode]}
-	if d.Aliases == nil {
-		d.Aliases = []string{}
-	}
-	out := DetailResult{Asset: d}
+	dv := am.detailView(si, mode)
+	d := dv.d
+	out := DetailResult{Asset: d, AssetJSON: dv.json}
 	if res.ResolvedBy != asset.ResolvedByAssetID {
 		r := &Resolution{Ref: res.Ref, ResolvedBy: res.ResolvedBy, AssetID: res.AssetID}
 		if res.Mint != "" {
@@ -121,6 +121,35 @@ func (c *Catalog) Detail(res registry.Resolution, o DetailOptions) (DetailResult
 		out.Mint = d.PrimaryVariant.Mint
 	}
 	return out, nil
+}
+
+// detailView is an asset detail and its JSON encoding.
+type detailView struct {
+	d    *Detail
+	json []byte // nil when d cannot be encoded (a non-finite number)
+}
+
+// detailView returns the asset detail for a strategy and variantsMode,
+// built and encoded on first use: the model is immutable, so the detail of
+// a large asset is encoded once per model rather than once per request.
+func (am *assetModel) detailView(si, mode int) *detailView {
+	if dv := am.details[si][mode].Load(); dv != nil {
+		return dv
+	}
+	a := am.a
+	d := &Detail{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, Aliases: a.Aliases,
+		ImageURL: am.image, Stats: am.stats, PrimaryVariantStrategy: asset.Strategies[si], PrimaryVariant: am.primaryView(si),
+		VariantGroups: am.groups[mode]}
+	if d.Aliases == nil {
+		d.Aliases = []string{}
+	}
+	dv := &detailView{d: d}
+	if b, err := json.Marshal(d); err == nil {
+		dv.json = b
+	}
+	// Concurrent first uses build equal views; any of them may win.
+	am.details[si][mode].Store(dv)
+	return dv
 }
 
 func hasMint(a *registry.Asset, mint string) bool {
@@ -311,7 +340,6 @@ func (c *Catalog) Curated(o CuratedOptions) ([]Row, bool) {
 
 // Categories are the values the search category filter accepts.
 func Categories() []string { return asset.Categories }
-
 
 // Primary returns the asset's primary variant under strategy (nil when the
 // asset has none).

@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -170,7 +173,43 @@ func (s *Server) assetDetail(w http.ResponseWriter, r *http.Request) error {
 			body.Includes[inc] = includeBlock{Reason: "not_configured", Message: "the " + inc + " block is not served by this build yet"}
 		}
 	}
+	if d.AssetJSON != nil {
+		return writeDetail(w, d.AssetJSON, body)
+	}
 	return writeJSON(w, http.StatusOK, body)
+}
+
+// writeDetail writes body as writeJSON would, byte for byte, but copies
+// the asset object from the encoding the catalog cached with its model
+// instead of encoding it again: encoding a large asset (dozens of
+// variants with markets) dominated the cost of the request.
+func writeDetail(w http.ResponseWriter, assetJSON []byte, body detailBody) error {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bufPool.Put(buf)
+	buf.WriteString(`{"asset":`)
+	buf.Write(assetJSON)
+	if len(body.Includes) > 0 {
+		b, err := json.Marshal(body.Includes)
+		if err != nil {
+			return fmt.Errorf("encode response: %w", err)
+		}
+		buf.WriteString(`,"includes":`)
+		buf.Write(b)
+	}
+	if body.Resolution != nil {
+		b, err := json.Marshal(body.Resolution)
+		if err != nil {
+			return fmt.Errorf("encode response: %w", err)
+		}
+		buf.WriteString(`,"resolution":`)
+		buf.Write(b)
+	}
+	buf.WriteString("}\n")
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(buf.Bytes())
+	return err
 }
 
 func int64Param(s, name string, def int64) (int64, error) {
