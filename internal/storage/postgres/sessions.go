@@ -66,16 +66,8 @@ func (s *Store) UsageSummary(ctx context.Context, keyID string, sinceMs int64) (
 		return nil, fmt.Errorf("postgres: usage summary: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var r string
-		var n int64
-		if err := rows.Scan(&r, &n); err != nil {
-			return nil, fmt.Errorf("postgres: usage summary: %w", err)
-		}
-		out[r] = n
-	}
-	if err := rows.Err(); err != nil {
+	out, err := storage.ScanCounts(rows)
+	if err != nil {
 		return nil, fmt.Errorf("postgres: usage summary: %w", err)
 	}
 	return out, nil

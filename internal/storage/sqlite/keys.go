@@ -12,28 +12,9 @@ import (
 	"github.com/assetd/assetd/internal/storage"
 )
 
-const keyColumns = `k.id, k.project_id, p.name, k.key_hash, k.scopes, k.rate_requests, k.rate_window_ms,
-	k.quota_per_month, k.created_at, k.revoked_at`
-
-func scanKey(sc interface{ Scan(...any) error }) (apikey.Key, error) {
-	var k apikey.Key
-	var scopes string
-	var windowMs, created int64
-	var revoked *int64
-	if err := sc.Scan(&k.ID, &k.ProjectID, &k.Project, &k.Hash, &scopes, &k.Limits.RateRequests, &windowMs,
-		&k.Limits.QuotaPerMonth, &created, &revoked); err != nil {
-		return k, err
-	}
-	k.Scopes = storage.SplitList(scopes)
-	k.Limits.RateWindow = time.Duration(windowMs) * time.Millisecond
-	k.CreatedAt = storage.FromMs(created)
-	k.RevokedAt = storage.FromNullMs(revoked)
-	return k, nil
-}
-
 // ListKeys implements apikey.Lister.
 func (s *Store) ListKeys(ctx context.Context) ([]apikey.Key, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys k JOIN projects p ON p.id = k.project_id
+	rows, err := s.r.QueryContext(ctx, `SELECT `+storage.KeyColumns+` FROM api_keys k JOIN projects p ON p.id = k.project_id
 		ORDER BY k.created_at, k.id`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list keys: %w", err)
@@ -41,7 +22,7 @@ func (s *Store) ListKeys(ctx context.Context) ([]apikey.Key, error) {
 	defer rows.Close()
 	var out []apikey.Key
 	for rows.Next() {
-		k, err := scanKey(rows)
+		k, err := storage.ScanKey(rows)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: list keys: %w", err)
 		}
@@ -52,7 +33,7 @@ func (s *Store) ListKeys(ctx context.Context) ([]apikey.Key, error) {
 
 // GetKey implements apikey.Store.
 func (s *Store) GetKey(ctx context.Context, id string) (apikey.Key, error) {
-	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys k JOIN projects p ON p.id = k.project_id
+	k, err := storage.ScanKey(s.r.QueryRowContext(ctx, `SELECT `+storage.KeyColumns+` FROM api_keys k JOIN projects p ON p.id = k.project_id
 		WHERE k.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, fmt.Errorf("sqlite: key %s: %w", id, storage.ErrNotFound)

@@ -67,14 +67,9 @@ func (s *Store) UsageSummary(ctx context.Context, keyID string, sinceMs int64) (
 		return nil, fmt.Errorf("sqlite: usage summary: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var r string
-		var n int64
-		if err := rows.Scan(&r, &n); err != nil {
-			return nil, fmt.Errorf("sqlite: usage summary: %w", err)
-		}
-		out[r] = n
+	out, err := storage.ScanCounts(rows)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: usage summary: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -156,14 +156,9 @@ func (s *Store) Versions(ctx context.Context) (map[string]int64, error) {
 		return nil, fmt.Errorf("sqlite: versions: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var t string
-		var v int64
-		if err := rows.Scan(&t, &v); err != nil {
-			return nil, fmt.Errorf("sqlite: versions: %w", err)
-		}
-		out[t] = v
+	out, err := storage.ScanCounts(rows)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: versions: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
