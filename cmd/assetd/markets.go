@@ -11,6 +11,7 @@ import (
 	"github.com/assetd/assetd/internal/marketcache"
 	"github.com/assetd/assetd/internal/provider/marketa"
 	"github.com/assetd/assetd/internal/provider/marketb"
+	"github.com/assetd/assetd/internal/provider/tokenmeta"
 	"github.com/assetd/assetd/internal/registry"
 )
 
@@ -20,6 +21,8 @@ type marketFlags struct {
 	marketAURL    string
 	marketB       bool
 	marketBURL    string
+	metaURL       string
+	metaKey       string
 	budget        float64
 	warmInterval  time.Duration
 	startupWarmup time.Duration
@@ -60,6 +63,13 @@ func newMarketPipeline(cfg serveConfig, snap *registry.Snapshot, log *slog.Logge
 				o.Markets = b
 			}
 		}
+	}
+	if !cfg.demo && (cfg.market.metaURL != "" || cfg.market.metaKey != "") {
+		tm, err := tokenmeta.New(tokenmeta.Config{BaseURL: cfg.market.metaURL, APIKey: cfg.market.metaKey, Logger: log})
+		if err != nil {
+			return nil, fmt.Errorf("token metadata: %w", err)
+		}
+		o.Metadata = tm
 	}
 	p.cache = marketcache.New(o)
 	return p, nil

@@ -41,6 +41,8 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.StringVar(&cfg.market.marketAURL, "marketdata-a-url", c.env("ASSETD_MARKETDATA_A_URL", ""), "base URL of marketdata_a (default: the vendor's public API)")
 	fs.BoolVar(&cfg.market.marketB, "marketdata-b", c.env("ASSETD_MARKETDATA_B", "true") != "false", "use the keyless DexScreener-compatible marketdata_b provider (env ASSETD_MARKETDATA_B)")
 	fs.StringVar(&cfg.market.marketBURL, "marketdata-b-url", c.env("ASSETD_MARKETDATA_B_URL", ""), "base URL of marketdata_b (default: the vendor's public API)")
+	fs.StringVar(&cfg.market.metaURL, "token-metadata-url", c.env("ASSETD_TOKEN_METADATA_URL", ""), "base URL of a Jupiter Tokens v2 compatible metadata API; with it or a key, names unknown mints (env ASSETD_TOKEN_METADATA_URL)")
+	fs.StringVar(&cfg.market.metaKey, "token-metadata-key", c.env("ASSETD_TOKEN_METADATA_KEY", ""), "API key of the token metadata API (env ASSETD_TOKEN_METADATA_KEY)")
 	fs.Float64Var(&cfg.market.budget, "provider-budget", 5, "requests per second each real provider may receive")
 	fs.DurationVar(&cfg.market.warmInterval, "warm-interval", 30*time.Second, "how often every registry mint's market data is re-warmed")
 	fs.DurationVar(&cfg.market.startupWarmup, "startup-warmup", 3*time.Second, "how long start-up may spend filling the market cache before serving")

@@ -31,9 +31,24 @@ func (c *Catalog) view(m *model, res registry.Resolution) *assetModel {
 	if i, ok := m.byID[res.AssetID]; ok && !res.Singleton() {
 		return &m.assets[i]
 	}
+	a := res.Asset
+	if id, ok := c.markets.(IdentityReader); ok && a.Name == "" && a.Symbol == "" {
+		if sym, name, ok := id.TokenIdentity(res.Mint); ok {
+			cp := *a // the singleton is ours, but keep the caller's value intact
+			cp.Symbol, cp.Name = sym, name
+			a = &cp
+		}
+	}
 	am := &assetModel{}
-	buildAsset(am, res.Asset, m.snap, c.markets, c.now())
+	buildAsset(am, a, m.snap, c.markets, c.now())
 	return am
+}
+
+// IdentityReader is implemented by market readers that know token symbols
+// and names for mints the registry does not list; singleton assets take
+// their name and symbol from it.
+type IdentityReader interface {
+	TokenIdentity(mint string) (symbol, name string, ok bool)
 }
 
 // ResolvedBody is the body of GET /v1/assets/resolve for a resolution:

@@ -37,6 +37,7 @@ type Options struct {
 	Snapshots []market.SnapshotProvider // in merge priority order
 	Markets   market.MarketsProvider    // may be nil
 	OHLCV     market.OHLCVProvider      // may be nil (no volume30dUSD)
+	Metadata  market.MetadataProvider   // may be nil (token identity from snapshots only)
 	// Workers bounds concurrent provider calls (default 8).
 	Workers int
 	// Budget is each provider's request rate (requests per second, burst
@@ -63,6 +64,7 @@ type Cache struct {
 	snaps    *store[snapVal]
 	markets  *store[[]market.DEXMarket]
 	daily    *store[*float64]
+	meta     *store[market.TokenMeta]
 	jobs     chan job
 	limiters map[string]*rate.Limiter
 
@@ -99,7 +101,7 @@ func New(o Options) *Cache {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	c := &Cache{o: o, snaps: newStore[snapVal](o.Capacity), markets: newStore[[]market.DEXMarket](o.Capacity),
-		daily: newStore[*float64](o.Capacity), jobs: make(chan job, 4096), limiters: map[string]*rate.Limiter{},
+		daily: newStore[*float64](o.Capacity), meta: newStore[market.TokenMeta](o.Capacity), jobs: make(chan job, 4096), limiters: map[string]*rate.Limiter{},
 		inflight: map[string]time.Time{}, paused: map[string]time.Time{}, wake: make(chan struct{}, 1)}
 	return c
 }
