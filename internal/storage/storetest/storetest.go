@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/usage"
@@ -23,6 +24,8 @@ type Store interface {
 	apikey.Store
 	session.Store
 	usage.Sink
+	lists.Store
+	lists.AdvisoryStore
 	Versions(ctx context.Context) (map[string]int64, error)
 	UsageSummary(ctx context.Context, keyID string, sinceMs int64) (map[string]int64, error)
 	PutRegistryDocument(ctx context.Context, d storage.RegistryDocument) (bool, error)
@@ -58,6 +61,36 @@ func Run(t *testing.T, h Harness) {
 		{"UsageBatch", testUsage},
 		{"ConcurrentKeyCreates", testConcurrentCreates},
 		{"RegistryDocuments", testRegistryDocuments},
+		// Community lists and advisories (lists.go).
+		{"ListsCreateAndGet", testListsCreateAndGet},
+		{"ListsSlugRule", testListsSlugRule},
+		{"ListsSlugConflict", testListsSlugConflict},
+		{"ListsProjectLimit", testListsProjectLimit},
+		{"ListsProjectLimitConcurrent", testListsProjectLimitConcurrent},
+		{"ListsStatusTransitions", testListsStatusTransitions},
+		{"ListsNameAndStatusValidation", testListsValidation},
+		{"ListsOwnership", testListsOwnership},
+		{"ListsNotFound", testListsNotFound},
+		{"ListsRenameHold", testListsRenameHold},
+		{"ListsRenameHoldExpiry", testListsRenameHoldExpiry},
+		{"ListsRenameBackAndChain", testListsRenameBack},
+		{"ListsDeleteReleasesSlug", testListsDeleteReleasesSlug},
+		{"ListsMemberRanks", testListsMemberRanks},
+		{"ListsMemberUpdate", testListsMemberUpdate},
+		{"ListsMemberDelete", testListsMemberDelete},
+		{"ListsListFullOnPut", testListsListFullOnPut},
+		{"ListsBulkAdd", testListsBulkAdd},
+		{"ListsBulkAddListFull", testListsBulkAddListFull},
+		{"ListsBulkAddTooLarge", testListsBulkAddTooLarge},
+		{"ListsFailedBatchAppliesNothing", testListsFailedBatch},
+		{"ListsPages", testListsPages},
+		{"ListsContaining", testListsContaining},
+		{"ListsVersions", testListsVersions},
+		{"ListsSecondHandle", testListsSecondHandle},
+		{"ListsRace", testListsRace},
+		{"ListsFill", testListsFill},
+		{"Advisories", testAdvisories},
+		{"AdvisoriesSince", testAdvisoriesSince},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
