@@ -57,6 +57,9 @@ Usage:
   assetd sessions create --user-id U --email E [--ttl 720h]
   assetd registry import FILE [--source NAME] [--dry-run]
   assetd registry list
+  assetd advisories set MINT --status caution|compromised|blocked --reason TEXT [--url URL]
+  assetd advisories clear MINT
+  assetd advisories list
   assetd registry remove SOURCE
 
 Every command accepts --data-dir and --database-url (env ASSETD_DATA_DIR,
@@ -79,6 +82,8 @@ func (c *cli) run(ctx context.Context, args []string) error {
 		return c.sessions(ctx, args[1:])
 	case "registry":
 		return c.registry(ctx, args[1:])
+	case "advisories":
+		return c.advisories(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(c.stdout, usageText)
 		return nil

@@ -390,3 +390,40 @@ func TestDemoServesEveryCuratedAsset(t *testing.T) {
 		t.Errorf("variant-top-markets: %v", top)
 	}
 }
+
+func TestAdvisoryReachesRunningServer(t *testing.T) {
+	for _, e := range engines(t) {
+		t.Run(e.name, func(t *testing.T) {
+			key := strings.TrimSpace(mustCLI(t, append([]string{"keys", "create", "--project", "acme"}, e.flags...)...))
+			s := startServer(t, e.flags...)
+			hdr := map[string]string{"X-Api-Key": key}
+			const usdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+			advisoryOf := func() map[string]any {
+				_, _, det := s.get(t, "/v1/assets/usd?mint="+usdc, hdr)
+				pv, _ := det["asset"].(map[string]any)["primaryVariant"].(map[string]any)
+				a, _ := pv["advisory"].(map[string]any)
+				return a
+			}
+			if a := advisoryOf(); a != nil {
+				t.Fatalf("unflagged mint has an advisory: %v", a)
+			}
+			mustCLI(t, append([]string{"advisories", "set", usdc, "--status", "caution", "--reason", "test flag", "--url", "https://example.com/a"}, e.flags...)...)
+			d := eventually(t, 5*time.Second, "advisory visible", func() bool { a := advisoryOf(); return a != nil && a["status"] == "caution" })
+			t.Logf("%s: advisory visible after %s", e.name, d)
+			if a := advisoryOf(); a["reason"] != "test flag" || a["url"] != "https://example.com/a" || a["since"].(float64) <= 0 {
+				t.Fatalf("advisory body: %v", a)
+			}
+			if out := mustCLI(t, append([]string{"advisories", "list"}, e.flags...)...); !strings.Contains(out, usdc) || !strings.Contains(out, "caution") {
+				t.Fatalf("advisories list: %q", out)
+			}
+			mustCLI(t, append([]string{"advisories", "clear", usdc}, e.flags...)...)
+			eventually(t, 5*time.Second, "advisory cleared", func() bool { return advisoryOf() == nil })
+			if _, err := runCLI(t, append([]string{"advisories", "set", "nope", "--status", "caution", "--reason", "x"}, e.flags...)...); err == nil {
+				t.Fatal("invalid mint accepted")
+			}
+			if _, err := runCLI(t, append([]string{"advisories", "set", usdc, "--status", "bad", "--reason", "x"}, e.flags...)...); err == nil {
+				t.Fatal("invalid status accepted")
+			}
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/httpapi"
+	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/oidc"
 	"github.com/assetd/assetd/internal/ratelimit"
@@ -110,6 +111,15 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	log.Info("registry loaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
 	poller := watch.NewPoller(st, cfg.reloadInterval, log)
 	poller.On(storage.TopicKeys, keys.Reload)
+	advisories := lists.NewAdvisoryIndex(st)
+	cat.SetAdvisories(advisories.Get)
+	poller.On(storage.TopicAdvisories, func(ctx context.Context) error {
+		if err := advisories.Reload(ctx); err != nil {
+			return err
+		}
+		cat.Rebuild()
+		return nil
+	})
 	poller.On(storage.TopicRegistry, func(ctx context.Context) error {
 		snap, _, err := loadRegistry(ctx, st)
 		if err != nil {

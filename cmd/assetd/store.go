@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage/postgres"
 	"github.com/assetd/assetd/internal/storage/sqlite"
@@ -21,6 +22,8 @@ type store interface {
 	usage.Sink
 	watch.VersionSource
 	registryStore
+	lists.Store
+	lists.AdvisoryStore
 	Migrate(ctx context.Context) (int, error)
 	Engine() string
 	Close() error

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/registry"
 )
 
@@ -19,6 +20,24 @@ type Catalog struct {
 	cur     atomic.Pointer[model]
 	mu      sync.Mutex // serialises rebuilds
 	snap    atomic.Pointer[registry.Snapshot]
+	advice  atomic.Pointer[AdvisoryFunc]
+}
+
+// AdvisoryFunc returns the advisory of a mint, or nil.
+type AdvisoryFunc func(mint string) *asset.Advisory
+
+// SetAdvisories sets where variant views take their advisory from and
+// rebuilds the model.
+func (c *Catalog) SetAdvisories(f AdvisoryFunc) {
+	c.advice.Store(&f)
+	c.Rebuild()
+}
+
+func (c *Catalog) advisory(mint string) *asset.Advisory {
+	if f := c.advice.Load(); f != nil && *f != nil {
+		return (*f)(mint)
+	}
+	return nil
 }
 
 // New returns a catalog over snap reading markets from mr.
@@ -50,7 +69,7 @@ func (c *Catalog) Rebuild() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
-	m := build(c.snap.Load(), c.markets, c.now())
+	m := build(c.snap.Load(), c.markets, c.now(), c.advisory)
 	c.cur.Store(m)
 	if c.log != nil {
 		c.log.Debug("catalog model rebuilt", "assets", len(m.assets), "took", time.Since(start))

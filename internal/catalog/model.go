@@ -115,12 +115,16 @@ const solanaAssetID = "solana"
 func isLSTKind(kind string) bool { return kind == asset.KindYield || kind == asset.KindLST }
 
 // build computes the model from a snapshot and the market cache.
-func build(snap *registry.Snapshot, mr MarketReader, now time.Time) *model {
+func build(snap *registry.Snapshot, mr MarketReader, now time.Time, adv func(string) *asset.Advisory) *model {
 	all := snap.Assets()
 	m := &model{snap: snap, assets: make([]assetModel, len(all)), byID: make(map[string]int, len(all)), builtAt: now}
 	for i := range all {
 		m.byID[all[i].AssetID] = i
 		buildAsset(&m.assets[i], &all[i], snap, mr, now)
+		for j := range m.assets[i].variants {
+			v := &m.assets[i].variants[j]
+			v.Advisory = adv(v.Mint)
+		}
 	}
 	m.curated = buildCurated(m, snap)
 	return m

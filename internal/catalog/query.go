@@ -41,6 +41,9 @@ func (c *Catalog) view(m *model, res registry.Resolution) *assetModel {
 	}
 	am := &assetModel{}
 	buildAsset(am, a, m.snap, c.markets, c.now())
+	for j := range am.variants {
+		am.variants[j].Advisory = c.advisory(am.variants[j].Mint)
+	}
 	return am
 }
 

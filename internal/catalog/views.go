@@ -20,6 +20,8 @@ type Variant struct {
 	Name             string                  `json:"name,omitempty"`
 	Market           *asset.Market           `json:"market"`
 	ExecutionQuality *asset.ExecutionQuality `json:"executionQuality"`
+	// Advisory is the operator flag of the mint, null when not flagged.
+	Advisory *asset.Advisory `json:"advisory"`
 }
 
 // Row is an asset row of search and curated results.

@@ -1,0 +1,46 @@
+package lists
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/assetd/assetd/internal/asset"
+)
+
+// AdvisoryIndex is the in-memory advisory snapshot the read path annotates
+// from, swapped atomically when the store's advisories change.
+type AdvisoryIndex struct {
+	store AdvisoryStore
+	cur   atomic.Pointer[map[string]*asset.Advisory]
+}
+
+// NewAdvisoryIndex returns an empty index over store; call Reload.
+func NewAdvisoryIndex(store AdvisoryStore) *AdvisoryIndex {
+	x := &AdvisoryIndex{store: store}
+	empty := map[string]*asset.Advisory{}
+	x.cur.Store(&empty)
+	return x
+}
+
+// Reload rebuilds the index from the store; on error the old one stays.
+func (x *AdvisoryIndex) Reload(ctx context.Context) error {
+	snap, err := x.store.AdvisorySnapshot(ctx)
+	if err != nil {
+		return fmt.Errorf("reload advisories: %w", err)
+	}
+	m := make(map[string]*asset.Advisory, len(snap))
+	for mint, a := range snap {
+		a := a
+		m[mint] = &a
+	}
+	x.cur.Store(&m)
+	return nil
+}
+
+// Get returns the advisory of mint, or nil when it is not flagged. The
+// value is shared: read-only.
+func (x *AdvisoryIndex) Get(mint string) *asset.Advisory { return (*x.cur.Load())[mint] }
+
+// Len is the number of flagged mints.
+func (x *AdvisoryIndex) Len() int { return len(*x.cur.Load()) }
