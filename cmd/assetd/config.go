@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/assetd/assetd/internal/httpapi"
+	"github.com/assetd/assetd/internal/lists"
 	"log/slog"
 	"net"
 	"net/url"
@@ -81,6 +83,8 @@ type serveConfig struct {
 	shutdownGrace  time.Duration
 	reloadInterval time.Duration
 	market         marketFlags
+	lists          lists.Limits
+	listsHTTP      httpapi.ListsConfig
 }
 
 func validAddr(flagName, addr string) error {

@@ -32,6 +32,8 @@ type marketFlags struct {
 type marketPipeline struct {
 	cache *marketcache.Cache
 	world *demo.World // nil unless --demo
+	// metadata is the live token metadata provider, or nil.
+	metadata market.MetadataProvider
 }
 
 // newMarketPipeline builds the providers: the demo world with --demo, else
@@ -70,6 +72,7 @@ func newMarketPipeline(cfg serveConfig, snap *registry.Snapshot, log *slog.Logge
 			return nil, fmt.Errorf("token metadata: %w", err)
 		}
 		o.Metadata = tm
+		p.metadata = tm
 	}
 	p.cache = marketcache.New(o)
 	return p, nil

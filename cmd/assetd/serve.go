@@ -47,6 +47,12 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.Float64Var(&cfg.market.budget, "provider-budget", 5, "requests per second each real provider may receive")
 	fs.DurationVar(&cfg.market.warmInterval, "warm-interval", 30*time.Second, "how often every registry mint's market data is re-warmed")
 	fs.DurationVar(&cfg.market.startupWarmup, "startup-warmup", 3*time.Second, "how long start-up may spend filling the market cache before serving")
+	fs.IntVar(&cfg.lists.ListsPerProject, "lists-per-project", lists.DefaultListsPerProject, "community lists one project may own")
+	fs.IntVar(&cfg.lists.MembersPerList, "list-members-max", lists.DefaultMembersPerList, "members of one community list")
+	fs.IntVar(&cfg.lists.BatchSize, "list-batch-max", lists.DefaultBatchSize, "mints per bulk member add")
+	fs.IntVar(&cfg.listsHTTP.LookupsPerBatch, "list-lookups-per-batch", 50, "live provider lookups per bulk member add")
+	fs.IntVar(&cfg.listsHTTP.BatchBudget, "list-batch-budget", 30, "bulk member adds per key per 10 minutes")
+	fs.IntVar(&cfg.listsHTTP.SearchBudget, "list-search-budget", 120, "curator searches per key per 10 minutes")
 	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for in-flight requests")
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes")
 	if err := fs.Parse(args); err != nil {
@@ -78,6 +84,10 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	}
 	if cfg.market.budget <= 0 || cfg.market.warmInterval < time.Second || cfg.market.startupWarmup < 0 {
 		errs = append(errs, errors.New("--provider-budget must be positive, --warm-interval at least 1s and --startup-warmup not negative"))
+	}
+	cfg.lists = cfg.lists.WithDefaults()
+	if err := cfg.lists.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return cfg, usageError{errors.Join(errs...).Error()}
@@ -143,12 +153,17 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		router.JWT = v
 	}
 
+	listSvc, err := lists.New(st, cfg.lists, time.Now)
+	if err != nil {
+		return err
+	}
 	rate, window, _ := parseRate(cfg.rate)
 	quota, _ := parseQuota(cfg.quota)
 	m := metrics.New()
 	rec := usage.NewRecorder(st, log, usage.Options{})
 	api := httpapi.New(httpapi.Deps{
 		Log: log, Metrics: m, Keys: keys, Limiter: ratelimit.NewMemory(), Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
+		Lists: listSvc, Advisories: advisories, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 	})

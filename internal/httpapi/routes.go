@@ -38,11 +38,12 @@ const (
 	cacheCurated = "private, max-age=30, stale-while-revalidate=60"
 	cacheSearch  = "private, max-age=120"
 	cacheMarkets = "private, max-age=60"
+	cacheLists   = "private, max-age=30"
 )
 
 // routes is the route table: every endpoint, its scope, its cache policy.
 func (s *Server) routes() []route {
-	return []route{
+	rs := []route{
 		// Meta
 		{pattern: "GET /v1/health", auth: authNone, cache: noStore, handler: s.health},
 		{pattern: "GET /v1/whoami", auth: authSession, cache: noStore, handler: s.whoami},
@@ -61,4 +62,20 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/assets/{assetId}/markets", scopes: read, cache: cacheMarkets, handler: s.assetMarkets},
 		{pattern: "GET /v1/assets/{assetId}/variant-top-markets", scopes: read, cache: cacheMarkets, handler: s.variantTopMarkets},
 	}
+	if s.d.Lists == nil {
+		return rs
+	}
+	return append(rs, []route{
+		// Lists (v2): every route needs only assets:read; writes are bound
+		// to the key's project in the handlers.
+		{pattern: "GET /v2/lists", scopes: read, cache: cacheLists, handler: s.listCatalog},
+		{pattern: "POST /v2/lists", scopes: read, cache: noStore, handler: s.listCreate},
+		{pattern: "GET /v2/lists/tokens", scopes: read, cache: cacheLists, handler: s.listCompose},
+		{pattern: "GET /v2/lists/{slug}", scopes: read, cache: cacheLists, handler: s.listDetail},
+		{pattern: "PATCH /v2/lists/{slug}", scopes: read, cache: noStore, handler: s.listUpdate},
+		{pattern: "DELETE /v2/lists/{slug}", scopes: read, cache: noStore, handler: s.listDelete},
+		{pattern: "PUT /v2/lists/{slug}/members/{mint}", scopes: read, cache: noStore, handler: s.memberPut},
+		{pattern: "DELETE /v2/lists/{slug}/members/{mint}", scopes: read, cache: noStore, handler: s.memberDelete},
+		{pattern: "POST /v2/lists/{slug}/members", scopes: read, cache: noStore, handler: s.memberBulk},
+	}...)
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/catalog"
+	"github.com/assetd/assetd/internal/lists"
+	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/session"
@@ -43,6 +45,15 @@ type Deps struct {
 	Catalog *catalog.Catalog
 	// Markets is the market cache (nil: nothing cached).
 	Markets MarketData
+	// Lists serves the v2 community lists (nil: the v2 routes answer 404).
+	Lists *lists.Service
+	// Advisories annotates mints (nil: none flagged).
+	Advisories AdvisoryLookup
+	// Metadata is the live token metadata provider for list member
+	// resolution (nil: registry and token index only).
+	Metadata market.MetadataProvider
+	// ListsConfig tunes member resolution and provider budgets.
+	ListsConfig ListsConfig
 	// DefaultPolicy applies to keys without overrides.
 	DefaultPolicy ratelimit.Policy
 	// Simulated says the market data is the built-in demo feed; health and
@@ -58,7 +69,9 @@ type Server struct {
 	handler http.Handler
 	// rm caches the metric children of each route pattern (copy on write).
 	rm atomic.Pointer[map[string]*routeMetrics]
-	mu sync.Mutex
+	// budget meters each key's provider budget (list batch adds, searches).
+	budget ratelimit.Limiter
+	mu     sync.Mutex
 }
 
 // New builds the server and its route table.
@@ -69,7 +82,11 @@ func New(d Deps) *Server {
 	if d.Markets == nil {
 		d.Markets = noMarkets{}
 	}
-	s := &Server{d: d}
+	if d.Advisories == nil {
+		d.Advisories = noAdvisories{}
+	}
+	d.ListsConfig = d.ListsConfig.withDefaults()
+	s := &Server{d: d, budget: ratelimit.NewMemory()}
 	s.handler = s.build(nil)
 	return s
 }
