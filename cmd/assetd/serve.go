@@ -157,13 +157,18 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	listViews := lists.NewViews(st, cfg.lists.MembersPerList)
+	if err := listViews.Reload(ctx); err != nil {
+		return err
+	}
+	poller.On(storage.TopicLists, listViews.Reload)
 	rate, window, _ := parseRate(cfg.rate)
 	quota, _ := parseQuota(cfg.quota)
 	m := metrics.New()
 	rec := usage.NewRecorder(st, log, usage.Options{})
 	api := httpapi.New(httpapi.Deps{
 		Log: log, Metrics: m, Keys: keys, Limiter: ratelimit.NewMemory(), Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
-		Lists: listSvc, Advisories: advisories, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
+		Lists: listSvc, ListViews: listViews, Advisories: advisories, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 	})

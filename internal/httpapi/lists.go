@@ -147,30 +147,24 @@ func communitySummary(l lists.List, visible int) listSummary {
 		UpdatedAt: ms(l.UpdatedAt), Status: l.Status}
 }
 
-// communityList loads a readable community list with its visible tokens.
-func (s *Server) communityList(ctx context.Context, slug string) (*resolvedList, error) {
-	l, members, err := s.d.Lists.Members(ctx, slug, 0, s.d.Lists.Limits().MembersPerList)
-	if err != nil {
-		return nil, err
-	}
-	if !l.Readable() {
+// communityList returns a readable community list with its visible
+// tokens, from the in-memory views.
+func (s *Server) communityList(_ context.Context, slug string) (*resolvedList, error) {
+	v, ok := s.d.ListViews.Get(slug)
+	if !ok {
 		return nil, storage.ErrNotFound
 	}
-	rl := &resolvedList{}
-	for _, m := range members {
+	rl := &resolvedList{tokens: make([]listToken, 0, len(v.Members))}
+	for _, m := range v.Members {
 		adv := s.d.Advisories.Get(m.Mint)
 		if adv != nil && adv.Status == asset.AdvisoryBlocked {
 			continue
 		}
-		t := listToken{Mint: m.Mint, Symbol: m.Snapshot.Symbol, Name: m.Snapshot.Name, Decimals: m.Snapshot.Decimals,
-			LogoURI: m.Snapshot.LogoURI, Verified: m.Snapshot.Verified, Rank: len(rl.tokens) + 1, Advisory: adv, AddedAt: ms(m.AddedAt)}
-		if m.Note != "" {
-			note := m.Note
-			t.Note = &note
-		}
+		t := memberToken(m, adv)
+		t.Rank = len(rl.tokens) + 1
 		rl.tokens = append(rl.tokens, t)
 	}
-	rl.summary = communitySummary(l, len(rl.tokens))
+	rl.summary = communitySummary(v.List, len(rl.tokens))
 	return rl, nil
 }
 
@@ -225,21 +219,26 @@ func (s *Server) listCatalog(w http.ResponseWriter, r *http.Request) error {
 }
 
 // visibleCount is a list's member count without blocked mints.
-func (s *Server) visibleCount(ctx context.Context, l lists.List) int {
-	if s.d.Advisories == nil {
-		return l.MemberCount
-	}
-	_, members, err := s.d.Lists.Members(ctx, l.Slug, 0, s.d.Lists.Limits().MembersPerList)
-	if err != nil {
+func (s *Server) visibleCount(_ context.Context, l lists.List) int {
+	v, ok := s.d.ListViews.Get(l.Slug)
+	if !ok {
 		return l.MemberCount
 	}
 	n := 0
-	for _, m := range members {
+	for _, m := range v.Members {
 		if a := s.d.Advisories.Get(m.Mint); a == nil || a.Status != asset.AdvisoryBlocked {
 			n++
 		}
 	}
 	return n
+}
+
+// refresh updates the read model for lists this request wrote, so the
+// writer reads its own writes at once.
+func (s *Server) refresh(ctx context.Context, slugs ...string) {
+	if err := s.d.ListViews.Refresh(ctx, slugs...); err != nil {
+		s.d.Log.WarnContext(ctx, "list view refresh failed; the change poller will retry", "slugs", slugs, "err", err)
+	}
 }
 
 // GET /v2/lists/{slug}
@@ -296,40 +295,84 @@ func (s *Server) listCompose(w http.ResponseWriter, r *http.Request) error {
 	}
 	summaries := []listSummary{}
 	notFound := []string{}
-	var union []listToken
-	index := map[string]int{}
+	// The union is built from the members themselves; V2ListToken rows are
+	// made only for the page.
+	type entry struct {
+		curated *listToken
+		member  *lists.Member
+		adv     *asset.Advisory
+		mask    uint16 // which requested lists hold the mint
+	}
+	var union []entry
+	var index map[string]int
+	found := make([]string, 0, len(slugs))
+	add := func(mint string, e entry, bit uint16) {
+		if i, ok := index[mint]; ok {
+			union[i].mask |= bit
+			return
+		}
+		e.mask = bit
+		index[mint] = len(union)
+		union = append(union, e)
+	}
 	for _, sl := range slugs {
-		rl, err := s.readList(r.Context(), sl)
-		if errors.Is(err, storage.ErrNotFound) {
+		bit := uint16(1) << len(found)
+		if rl, ok := s.curatedList(sl); ok {
+			found = append(found, sl)
+			summaries = append(summaries, rl.summary)
+			if index == nil {
+				index = make(map[string]int, len(rl.tokens))
+			}
+			for i := range rl.tokens {
+				add(rl.tokens[i].Mint, entry{curated: &rl.tokens[i], adv: rl.tokens[i].Advisory}, bit)
+			}
+			continue
+		}
+		v, ok := s.d.ListViews.Get(sl)
+		if !ok || !lists.ValidSlug(sl) {
 			notFound = append(notFound, sl)
 			continue
 		}
-		if err != nil {
-			return listErr(err)
+		found = append(found, sl)
+		if index == nil {
+			index = make(map[string]int, len(v.Members)*len(slugs))
 		}
-		summaries = append(summaries, rl.summary)
-		for _, t := range rl.tokens {
-			if i, ok := index[t.Mint]; ok {
-				union[i].Lists = append(union[i].Lists, sl)
+		visible := 0
+		for i := range v.Members {
+			m := &v.Members[i]
+			adv := s.d.Advisories.Get(m.Mint)
+			if adv != nil && adv.Status == asset.AdvisoryBlocked {
 				continue
 			}
-			t.Note, t.AddedAt = nil, nil
-			t.Lists = []string{sl}
-			t.Rank = len(union) + 1
-			index[t.Mint] = len(union)
-			union = append(union, t)
+			visible++
+			add(m.Mint, entry{member: m, adv: adv}, bit)
 		}
+		summaries = append(summaries, communitySummary(v.List, visible))
 	}
 	page := union[min(offset, len(union)):min(offset+limit, len(union))]
-	if page == nil {
-		page = []listToken{}
+	tokens := make([]listToken, len(page))
+	for i, e := range page {
+		var t listToken
+		if e.curated != nil {
+			t = *e.curated
+		} else {
+			t = memberToken(*e.member, e.adv)
+		}
+		t.Note, t.AddedAt = nil, nil
+		t.Rank = offset + i + 1
+		for j, sl := range found {
+			if e.mask&(1<<j) != 0 {
+				t.Lists = append(t.Lists, sl)
+			}
+		}
+		tokens[i] = t
 	}
 	return writeJSON(w, http.StatusOK, struct {
 		Lists    []listSummary `json:"lists"`
 		NotFound []string      `json:"notFound"`
 		Total    int           `json:"total"`
 		Tokens   []listToken   `json:"tokens"`
-	}{summaries, notFound, len(union), page})
+	}{summaries, notFound, len(union), tokens})
 }
 
 // project is the calling key's project id.
@@ -352,6 +395,7 @@ func (s *Server) listCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return listErr(err)
 	}
+	s.refresh(r.Context(), l.Slug)
 	return writeJSON(w, http.StatusCreated, communitySummary(l, 0))
 }
 
@@ -378,6 +422,7 @@ func (s *Server) listUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return listErr(err)
 	}
+	s.refresh(r.Context(), slug, l.Slug)
 	return writeJSON(w, http.StatusOK, communitySummary(l, s.visibleCount(r.Context(), l)))
 }
 
@@ -390,6 +435,7 @@ func (s *Server) listDelete(w http.ResponseWriter, r *http.Request) error {
 	if err := s.d.Lists.Delete(r.Context(), project(r), slug); err != nil {
 		return listErr(err)
 	}
+	s.refresh(r.Context(), slug)
 	return writeJSON(w, http.StatusOK, struct {
 		Slug    string `json:"slug"`
 		Deleted bool   `json:"deleted"`
@@ -473,6 +519,7 @@ func (s *Server) memberPut(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return listErr(err)
 	}
+	s.refresh(r.Context(), slug)
 	status := http.StatusOK
 	if added {
 		status = http.StatusCreated
@@ -492,6 +539,7 @@ func (s *Server) memberDelete(w http.ResponseWriter, r *http.Request) error {
 		}
 		return listErr(err)
 	}
+	s.refresh(r.Context(), slug)
 	return writeJSON(w, http.StatusOK, struct {
 		Slug    string `json:"slug"`
 		Mint    string `json:"mint"`
@@ -566,6 +614,7 @@ func (s *Server) memberBulk(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return listErr(err)
 	}
+	s.refresh(r.Context(), slug)
 	added := []addedRow{}
 	for _, m := range res.Added {
 		sn := m.Snapshot

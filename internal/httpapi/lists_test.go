@@ -36,6 +36,7 @@ func listHarness(t *testing.T) (*harness, advMap, string) {
 	h := newAssetHarness(t, newSeedCatalog(t, false))
 	adv := advMap{}
 	h.srv.d.Lists, h.srv.d.Advisories = svc, adv
+	h.srv.d.ListViews = lists.NewViews(st, svc.Limits().MembersPerList)
 	h.srv.d.ListsConfig = ListsConfig{BatchBudget: 3}.withDefaults()
 	// A key of another project (mkKey gives each key its own project).
 	otherPlain, other := mkKey(t, "key_other", apikey.ScopeAssetsRead)

@@ -45,8 +45,10 @@ type Deps struct {
 	Catalog *catalog.Catalog
 	// Markets is the market cache (nil: nothing cached).
 	Markets MarketData
-	// Lists serves the v2 community lists (nil: the v2 routes answer 404).
-	Lists *lists.Service
+	// Lists serves the v2 community lists (nil: the v2 routes answer 404);
+	// ListViews is their in-memory read model (required with Lists).
+	Lists     *lists.Service
+	ListViews *lists.Views
 	// Advisories annotates mints (nil: none flagged).
 	Advisories AdvisoryLookup
 	// Metadata is the live token metadata provider for list member

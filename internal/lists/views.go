@@ -1,0 +1,107 @@
+package lists
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/assetd/assetd/internal/storage"
+)
+
+// View is a readable (published or unlisted) list with all its members in
+// rank order. Views are immutable: read-only.
+type View struct {
+	List    List
+	Members []Member
+}
+
+// Views is the in-memory read model of readable community lists, so list
+// reads never hit the database. The server reloads it when the lists
+// change topic moves (writes on any replica) and refreshes the lists its
+// own writes touch at once (read-your-writes on the writing replica).
+type Views struct {
+	store Store
+	limit int
+	mu    sync.Mutex // serialises reloads and refreshes
+	cur   atomic.Pointer[map[string]*View]
+}
+
+// NewViews returns an empty read model over store; limit is the most
+// members one list holds. Call Reload before serving.
+func NewViews(store Store, limit int) *Views {
+	v := &Views{store: store, limit: limit}
+	empty := map[string]*View{}
+	v.cur.Store(&empty)
+	return v
+}
+
+var readable = []string{StatusPublished, StatusUnlisted}
+
+// Reload rebuilds the whole model from the store.
+func (v *Views) Reload(ctx context.Context) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	page, err := v.store.ListLists(ctx, Query{Statuses: readable})
+	if err != nil {
+		return fmt.Errorf("reload list views: %w", err)
+	}
+	next := make(map[string]*View, len(page.Lists))
+	for _, l := range page.Lists {
+		view, err := v.load(ctx, l.Slug)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return err
+		}
+		if view != nil {
+			next[l.Slug] = view
+		}
+	}
+	v.cur.Store(&next)
+	return nil
+}
+
+// load reads one list; nil when it is not readable.
+func (v *Views) load(ctx context.Context, slug string) (*View, error) {
+	l, members, err := v.store.Members(ctx, slug, 0, v.limit)
+	if err != nil {
+		return nil, fmt.Errorf("load list view %q: %w", slug, err)
+	}
+	if !l.Readable() {
+		return nil, nil
+	}
+	return &View{List: l, Members: members}, nil
+}
+
+// Refresh re-reads the given slugs (dropping those gone or no longer
+// readable) without touching the others.
+func (v *Views) Refresh(ctx context.Context, slugs ...string) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	cur := *v.cur.Load()
+	next := make(map[string]*View, len(cur)+len(slugs))
+	for k, x := range cur {
+		next[k] = x
+	}
+	for _, slug := range slugs {
+		view, err := v.load(ctx, slug)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		delete(next, slug)
+		if view != nil {
+			next[slug] = view
+		}
+	}
+	v.cur.Store(&next)
+	return nil
+}
+
+// Get returns the readable list with this live slug.
+func (v *Views) Get(slug string) (*View, bool) {
+	x, ok := (*v.cur.Load())[slug]
+	return x, ok
+}
