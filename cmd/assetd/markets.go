@@ -38,8 +38,8 @@ type marketPipeline struct {
 
 // newMarketPipeline builds the providers: the demo world with --demo, else
 // marketdata_a when a key is given and marketdata_b unless disabled.
-func newMarketPipeline(cfg serveConfig, snap *registry.Snapshot, log *slog.Logger) (*marketPipeline, error) {
-	o := marketcache.Options{Budget: cfg.market.budget, Burst: 5, Log: log}
+func newMarketPipeline(cfg serveConfig, snap *registry.Snapshot, eng marketcache.Analytics, log *slog.Logger) (*marketPipeline, error) {
+	o := marketcache.Options{Budget: cfg.market.budget, Burst: 5, Log: log, Analytics: eng}
 	p := &marketPipeline{}
 	if cfg.demo {
 		p.world = demo.New(demo.Config{Assets: snap.Assets()})

@@ -11,6 +11,7 @@ import (
 	"net/http/pprof"
 	"time"
 
+	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/httpapi"
@@ -18,6 +19,7 @@ import (
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/oidc"
 	"github.com/assetd/assetd/internal/ratelimit"
+	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/usage"
@@ -112,12 +114,27 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	mp, err := newMarketPipeline(cfg, snap, log)
+	eng, err := analytics.New(analytics.Config{})
 	if err != nil {
 		return err
 	}
+	mp, err := newMarketPipeline(cfg, snap, eng, log)
+	if err != nil {
+		return err
+	}
+	var feed *demoFeed
+	if mp.world != nil {
+		// The last hour synchronously (about 1 s), the rest of the 24 h in
+		// the background (about 15 s for the seed registry).
+		feed = &demoFeed{eng: eng, world: mp.world}
+		feed.snap = func() *registry.Snapshot { return snap }
+		feed.backfill(time.Now(), demoSyncBackfill, log)
+	}
 	mp.warmup(ctx, snap, cfg.market.startupWarmup, log)
 	cat := catalog.New(snap, mp.cache, time.Now, log)
+	if feed != nil {
+		feed.snap = cat.Snapshot
+	}
 	log.Info("registry loaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
 	poller := watch.NewPoller(st, cfg.reloadInterval, log)
 	poller.On(storage.TopicKeys, keys.Reload)
@@ -168,7 +185,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	rec := usage.NewRecorder(st, log, usage.Options{})
 	api := httpapi.New(httpapi.Deps{
 		Log: log, Metrics: m, Keys: keys, Limiter: ratelimit.NewMemory(), Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
-		Lists: listSvc, ListViews: listViews, Advisories: advisories, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
+		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 	})
@@ -189,6 +206,17 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { cat.Run(gctx, time.Second); return nil })
 	g.Go(func() error { mp.cache.Run(gctx); return nil })
 	g.Go(func() error { mp.runWarmer(gctx, cat.Snapshot, cfg.market.warmInterval); return nil })
+	g.Go(func() error { api.RunTrending(gctx, trendingInterval); return nil })
+	g.Go(func() error { runPrune(gctx, eng, pruneInterval); return nil })
+	if feed != nil {
+		start := feed.last
+		g.Go(func() error {
+			old := &demoFeed{eng: eng, world: mp.world, snap: cat.Snapshot, ctx: gctx}
+			old.backfillRange(start.Add(-(demoBackfill - demoSyncBackfill)), start, log)
+			return nil
+		})
+		g.Go(func() error { feed.run(gctx, demoFeedInterval, log); return nil })
+	}
 	g.Go(func() error {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("serve: %w", err)

@@ -28,7 +28,9 @@ type route struct {
 }
 
 var (
-	read = []string{apikey.ScopeAssetsRead}
+	read        = []string{apikey.ScopeAssetsRead}
+	ohlcvRead   = []string{apikey.ScopeAssetsRead, apikey.ScopeOHLCVRead}
+	tradesWrite = []string{apikey.ScopeTradesWrite}
 )
 
 // Cache-Control policies (always private: responses depend on the key).
@@ -39,6 +41,8 @@ const (
 	cacheSearch  = "private, max-age=120"
 	cacheMarkets = "private, max-age=60"
 	cacheLists   = "private, max-age=30"
+	cacheCandles = "private, max-age=60, stale-while-revalidate=300"
+	cacheTrend   = "private, max-age=30"
 )
 
 // routes is the route table: every endpoint, its scope, its cache policy.
@@ -54,6 +58,7 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/assets/curated", scopes: read, cache: cacheCurated, handler: s.curated},
 		{pattern: "POST /v1/assets/market-snapshots", scopes: read, cache: cacheMarkets, handler: s.marketSnapshots},
 		{pattern: "GET /v1/assets/variant-markets", scopes: read, cache: cacheMarkets, handler: s.variantMarkets},
+		{pattern: "GET /v1/assets/trending", scopes: read, cache: cacheTrend, handler: s.trendingList},
 
 		// Asset by id.
 		{pattern: "GET /v1/assets/{assetId}", scopes: read, cache: cacheDetail, handler: s.assetDetail},
@@ -61,6 +66,11 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/assets/{assetId}/variant-market", scopes: read, cache: cacheMarkets, handler: s.variantMarket},
 		{pattern: "GET /v1/assets/{assetId}/markets", scopes: read, cache: cacheMarkets, handler: s.assetMarkets},
 		{pattern: "GET /v1/assets/{assetId}/variant-top-markets", scopes: read, cache: cacheMarkets, handler: s.variantTopMarkets},
+		{pattern: "GET /v1/assets/{assetId}/ohlcv", scopes: ohlcvRead, cache: cacheCandles, handler: s.ohlcv},
+		{pattern: "GET /v1/assets/{assetId}/price-chart", scopes: read, cache: cacheCandles, handler: s.priceChart},
+
+		// Internal trade ingest (8 MiB body, its own limit; see ingestTrades).
+		{pattern: "POST /v1/internal/trades", scopes: tradesWrite, cache: noStore, handler: s.ingestTrades},
 	}
 	if s.d.Lists == nil {
 		return rs

@@ -49,6 +49,10 @@ type Deps struct {
 	// ListViews is their in-memory read model (required with Lists).
 	Lists     *lists.Service
 	ListViews *lists.Views
+	// Analytics is the trade analytics engine behind trending, OHLCV,
+	// price charts and trade ingest (nil: trending and candles are empty,
+	// ingest answers 404).
+	Analytics Analytics
 	// Advisories annotates mints (nil: none flagged).
 	Advisories AdvisoryLookup
 	// Metadata is the live token metadata provider for list member
@@ -73,7 +77,9 @@ type Server struct {
 	rm atomic.Pointer[map[string]*routeMetrics]
 	// budget meters each key's provider budget (list batch adds, searches).
 	budget ratelimit.Limiter
-	mu     sync.Mutex
+	// trending is the current trending set (RefreshTrending).
+	trending atomic.Pointer[trendingView]
+	mu       sync.Mutex
 }
 
 // New builds the server and its route table.

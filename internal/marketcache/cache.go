@@ -38,6 +38,11 @@ type Options struct {
 	Markets   market.MarketsProvider    // may be nil
 	OHLCV     market.OHLCVProvider      // may be nil (no volume30dUSD)
 	Metadata  market.MetadataProvider   // may be nil (token identity from snapshots only)
+	// Analytics is the trade analytics engine (may be nil). When it has a
+	// market for a mint, its trade-derived fields override the snapshot
+	// providers' (metricsSource analytics_trades); it also serves
+	// ExecutionQuality.
+	Analytics Analytics
 	// Workers bounds concurrent provider calls (default 8).
 	Workers int
 	// Budget is each provider's request rate (requests per second, burst
@@ -50,6 +55,12 @@ type Options struct {
 	Capacity int
 	Now      func() time.Time
 	Log      *slog.Logger
+}
+
+// Analytics is the trade analytics engine as the cache reads it.
+type Analytics interface {
+	Market(mint string, now time.Time) *asset.Market
+	ExecutionQuality(mint string, now time.Time) *asset.ExecutionQuality
 }
 
 type snapVal struct {

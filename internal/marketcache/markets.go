@@ -50,9 +50,14 @@ func (c *Cache) Volume30d(mint string) *float64 {
 	return nil
 }
 
-// ExecutionQuality is served by the trade analytics engine; the market
-// cache has none.
-func (c *Cache) ExecutionQuality(string) *asset.ExecutionQuality { return nil }
+// ExecutionQuality is served by the trade analytics engine (nil without
+// one, or when it has no rollup for mint).
+func (c *Cache) ExecutionQuality(mint string) *asset.ExecutionQuality {
+	if c.o.Analytics == nil {
+		return nil
+	}
+	return c.o.Analytics.ExecutionQuality(mint, c.o.Now())
+}
 
 // EnsureDaily schedules a refresh of the 30-day volume of every mint whose
 // value is missing or older than DailyFreshTTL.

@@ -17,10 +17,58 @@ func snapKey(mint string) string { return "s:" + mint }
 // Market returns the cached merged snapshot of mint, or nil, without
 // scheduling anything (the catalog's read path).
 func (c *Cache) Market(mint string) *asset.Market {
-	if it := c.snaps.get(mint, c.o.Now()); it != nil {
-		return it.val.merged
+	now := c.o.Now()
+	var snap *asset.Market
+	if it := c.snaps.get(mint, now); it != nil {
+		snap = it.val.merged
 	}
-	return nil
+	return c.withAnalytics(mint, snap, now)
+}
+
+// withAnalytics overlays the analytics engine's market of mint on snap
+// (see mergeAnalytics); without an engine or engine data snap is returned
+// as is (no allocation).
+func (c *Cache) withAnalytics(mint string, snap *asset.Market, now time.Time) *asset.Market {
+	if c.o.Analytics == nil {
+		return snap
+	}
+	am := c.o.Analytics.Market(mint, now)
+	if am == nil {
+		return snap
+	}
+	return mergeAnalytics(snap, am)
+}
+
+// mergeAnalytics returns snap with the trade-derived fields of am (the
+// analytics engine's market): price, 1h/24h volume, trades and unique
+// wallets, 1h/24h price change, lastTradeAt and asOf, and metricsSource
+// analytics_trades. Liquidity, market cap, identity (decimals, logo) and
+// source stay the snapshot providers'. With no snapshot am is returned
+// (source analytics_trades). Neither argument is modified; am is reused
+// as the result.
+func mergeAnalytics(snap, am *asset.Market) *asset.Market {
+	if snap == nil {
+		return am
+	}
+	out := am
+	src := am.MetricsSource
+	if src == "" {
+		src = asset.SourceAnalyticsTrades
+	}
+	out.Source = snap.Source
+	if out.Source == "" {
+		out.Source = src
+	}
+	out.MetricsSource = src
+	if out.Price == nil {
+		out.Price = snap.Price
+	}
+	out.Liquidity, out.MarketCap = snap.Liquidity, snap.MarketCap
+	out.Decimals, out.LogoURI = snap.Decimals, snap.LogoURI
+	if snap.LastFetchedAt != nil {
+		out.LastFetchedAt = snap.LastFetchedAt
+	}
+	return out
 }
 
 // Token returns the cached snapshot with its token metadata and schedules
@@ -33,7 +81,7 @@ func (c *Cache) Token(mint string) (market.Token, bool) {
 		return market.Token{Mint: mint}, false
 	}
 	t := it.val.meta
-	t.Market = *it.val.merged
+	t.Market = *c.withAnalytics(mint, it.val.merged, c.o.Now())
 	return t, true
 }
 

@@ -1,0 +1,318 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/registry"
+)
+
+// Candle intervals, indexes into market.Intervals.
+const (
+	iv1m = iota
+	iv5m
+	iv15m
+	iv1H
+	iv4H
+	iv1D
+	iv1W
+	numIntervals
+)
+
+var intervalSeconds = [numIntervals]int64{60, 300, 900, 3600, 14400, 86400, 604800}
+
+// weekOffset shifts 1W bars to Monday 00:00 UTC: the Unix epoch was a
+// Thursday, the first Monday after it 1970-01-05.
+const weekOffset = 4 * 86400
+
+// DefaultRetention is how long candles of interval iv are kept by
+// default, measured from the bar's open time to the clock; 0 keeps them
+// forever (and is returned for unknown intervals).
+//
+//	1m 2 days, 5m 7 days, 15m 30 days, 1H 180 days, 4H 730 days, 1D and 1W forever
+func DefaultRetention(iv market.Interval) time.Duration {
+	const d = 24 * time.Hour
+	switch iv {
+	case "1m":
+		return 2 * d
+	case "5m":
+		return 7 * d
+	case "15m":
+		return 30 * d
+	case "1H":
+		return 180 * d
+	case "4H":
+		return 730 * d
+	}
+	return 0
+}
+
+func intervalIndex(iv market.Interval) (int, bool) {
+	for i, x := range market.Intervals {
+		if x == iv {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// PeriodStart returns the open time (unix seconds) of the bar of interval
+// iv that contains t: UTC-aligned multiples of the interval, 1W bars
+// starting Monday 00:00 UTC. ok is false for an unknown interval.
+func PeriodStart(iv market.Interval, t int64) (start int64, ok bool) {
+	i, ok := intervalIndex(iv)
+	if !ok {
+		return 0, false
+	}
+	return periodStart(i, t), true
+}
+
+func periodStart(iv int, t int64) int64 {
+	d := intervalSeconds[iv]
+	if iv == iv1W {
+		return floorDiv(t-weekOffset, d)*d + weekOffset
+	}
+	return floorDiv(t, d) * d
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// CandleRow is one OHLCV bar with its trade count.
+type CandleRow struct {
+	market.Candle
+	Trades int64 `json:"trades"`
+}
+
+// CandleUpdate is a candle as persisted: its mint, interval, values and
+// the order keys of its open and close trades (so a reloaded candle keeps
+// taking late trades correctly; their signatures are cut to
+// SignatureOrderBytes).
+type CandleUpdate struct {
+	Mint     string          `json:"mint"`
+	Interval market.Interval `json:"interval"`
+	CandleRow
+	OpenRef  TradeRef `json:"openRef"`
+	CloseRef TradeRef `json:"closeRef"`
+}
+
+type candle struct {
+	time                        int64
+	open, high, low, close, vol float64
+	trades                      int64
+	openKey, closeKey           orderKey
+	dirty                       bool
+}
+
+func (c *candle) row() CandleRow {
+	return CandleRow{Candle: market.Candle{Time: c.time, Open: c.open, High: c.high, Low: c.low, Close: c.close, Volume: c.vol}, Trades: c.trades}
+}
+
+// series is one mint's candles of one interval, ascending by time.
+type series struct {
+	rows []candle
+}
+
+// find returns the index of the first candle with time >= t.
+func (s *series) find(t int64) int {
+	if n := len(s.rows); n == 0 || s.rows[n-1].time < t {
+		return n
+	} else if s.rows[n-1].time == t {
+		return n - 1
+	}
+	return sort.Search(len(s.rows), func(i int) bool { return s.rows[i].time >= t })
+}
+
+// add applies a trade to the bar opening at start and returns the bar.
+func (s *series) add(start int64, price, usd float64, k *orderKey) (c *candle) {
+	i := s.find(start)
+	if i == len(s.rows) || s.rows[i].time != start {
+		if i == len(s.rows) {
+			s.rows = append(s.rows, candle{})
+		} else {
+			s.rows = append(s.rows, candle{})
+			copy(s.rows[i+1:], s.rows[i:])
+		}
+		s.rows[i] = candle{time: start, open: price, high: price, low: price, close: price, vol: usd, trades: 1, openKey: *k, closeKey: *k}
+		return &s.rows[i]
+	}
+	c = &s.rows[i]
+	c.high = max(c.high, price)
+	c.low = min(c.low, price)
+	c.vol += usd
+	c.trades++
+	if c.openKey.after(k) {
+		c.open, c.openKey = price, *k
+	}
+	if k.after(&c.closeKey) {
+		c.close, c.closeKey = price, *k
+	}
+	return c
+}
+
+// prune drops candles opening before cutoff.
+func (s *series) prune(cutoff int64) {
+	n := 0
+	for n < len(s.rows) && s.rows[n].time < cutoff {
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	if n == len(s.rows) {
+		s.rows = nil
+		return
+	}
+	s.rows = append([]candle(nil), s.rows[n:]...)
+}
+
+// dirtyRef names a candle changed since the last DirtyCandles call.
+type dirtyRef struct {
+	ms   *mintState
+	iv   int8
+	time int64
+}
+
+// Candles returns the mint's candles of interval iv whose open time t
+// satisfies from <= t < to, ascending. Bars without trades are absent
+// (never zero-filled). An unknown mint or interval gives none.
+func (e *Engine) Candles(mint string, iv market.Interval, from, to int64) []CandleRow {
+	i, ok := intervalIndex(iv)
+	if !ok || from >= to {
+		return nil
+	}
+	sh := e.shardOf(mint)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	ms := sh.mints[mint]
+	if ms == nil {
+		return nil
+	}
+	s := &ms.series[i]
+	var out []CandleRow
+	for j := s.find(from); j < len(s.rows) && s.rows[j].time < to; j++ {
+		out = append(out, s.rows[j].row())
+	}
+	return out
+}
+
+// Source is the market source of the engine's candles and snapshots.
+func (e *Engine) Source() string { return SourceAnalyticsTrades }
+
+// OHLCV implements market.OHLCVProvider over the in-memory candles: bars
+// of [from, to) ascending, volume in USD. An unknown interval is an error.
+func (e *Engine) OHLCV(ctx context.Context, mint string, iv market.Interval, from, to int64) ([]market.Candle, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if _, ok := intervalIndex(iv); !ok {
+		return nil, fmt.Errorf("analytics: unknown OHLCV interval %q", iv)
+	}
+	rows := e.Candles(mint, iv, from, to)
+	out := make([]market.Candle, len(rows))
+	for i := range rows {
+		out[i] = rows[i].Candle
+	}
+	return out, nil
+}
+
+// DirtyCandles returns the candles created or changed since the previous
+// call (their current values), sorted by mint, interval and time, and
+// clears the dirty set. Candles pruned in between are not reported. The
+// caller persists them (upsert by mint, interval, time) and reloads them
+// with LoadCandles after a restart.
+func (e *Engine) DirtyCandles() []CandleUpdate {
+	var out []CandleUpdate
+	for si := range e.shards {
+		sh := &e.shards[si]
+		sh.mu.Lock()
+		refs := sh.dirty
+		sh.dirty = nil
+		for _, r := range refs {
+			s := &r.ms.series[r.iv]
+			j := s.find(r.time)
+			if j == len(s.rows) || s.rows[j].time != r.time || !s.rows[j].dirty {
+				continue
+			}
+			c := &s.rows[j]
+			c.dirty = false
+			out = append(out, CandleUpdate{Mint: r.ms.mint, Interval: market.Intervals[r.iv], CandleRow: c.row(), OpenRef: c.openKey.ref(), CloseRef: c.closeKey.ref()})
+		}
+		sh.mu.Unlock()
+	}
+	sort.Slice(out, func(a, b int) bool {
+		x, y := &out[a], &out[b]
+		if x.Mint != y.Mint {
+			return x.Mint < y.Mint
+		}
+		ix, _ := intervalIndex(x.Interval)
+		iy, _ := intervalIndex(y.Interval)
+		if ix != iy {
+			return ix < iy
+		}
+		return x.Time < y.Time
+	})
+	return out
+}
+
+// LoadCandles installs persisted candles, replacing any in memory for the
+// same mint, interval and open time; loaded candles are not dirty. It
+// validates every row first and loads none if one is invalid. Rows whose
+// OpenRef/CloseRef are zero keep their open against later trades of the
+// same bar and take any later trade as their close. Load before ingesting
+// trades the candles already contain (see Warm).
+func (e *Engine) LoadCandles(rows []CandleUpdate) error {
+	for i := range rows {
+		if err := checkCandle(&rows[i]); err != nil {
+			return fmt.Errorf("analytics: LoadCandles row %d: %w", i, err)
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		iv, _ := intervalIndex(r.Interval)
+		sh := e.shardOf(r.Mint)
+		sh.mu.Lock()
+		ms := sh.state(r.Mint)
+		s := &ms.series[iv]
+		c := candle{time: r.Time, open: r.Open, high: r.High, low: r.Low, close: r.Close, vol: r.Volume, trades: r.Trades, openKey: refKey(r.OpenRef), closeKey: refKey(r.CloseRef)}
+		j := s.find(r.Time)
+		switch {
+		case j < len(s.rows) && s.rows[j].time == r.Time:
+			s.rows[j] = c
+		default:
+			s.rows = append(s.rows, candle{})
+			copy(s.rows[j+1:], s.rows[j:])
+			s.rows[j] = c
+		}
+		sh.mu.Unlock()
+	}
+	return nil
+}
+
+func checkCandle(r *CandleUpdate) error {
+	iv, ok := intervalIndex(r.Interval)
+	switch {
+	case !registry.ValidMint(r.Mint):
+		return fmt.Errorf("invalid mint %q", r.Mint)
+	case !ok:
+		return fmt.Errorf("unknown interval %q", r.Interval)
+	case periodStart(iv, r.Time) != r.Time:
+		return fmt.Errorf("time %d is not aligned to %s", r.Time, r.Interval)
+	case !positive(r.Open) || !positive(r.High) || !positive(r.Low) || !positive(r.Close):
+		return fmt.Errorf("non-positive price at %d", r.Time)
+	case r.High < max(r.Open, r.Close, r.Low) || r.Low > min(r.Open, r.Close):
+		return fmt.Errorf("inconsistent high/low at %d", r.Time)
+	case !(r.Volume >= 0) || math.IsInf(r.Volume, 1) || r.Trades < 0:
+		return fmt.Errorf("invalid volume or trade count at %d", r.Time)
+	}
+	return nil
+}

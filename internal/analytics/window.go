@@ -1,0 +1,419 @@
+package analytics
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// Rolling windows, in minutes. A window of L minutes evaluated at minute
+// M (M = floor(now/60)) covers the buckets of minutes M-L+1 .. M: the
+// current, partial minute and the L-1 before it.
+const (
+	win5m = iota
+	win15m
+	win1h
+	win6h
+	win24h
+	numWindows
+)
+
+var windowMinutes = [numWindows]int64{5, 15, 60, 360, 1440}
+
+// ringMinutes is how many minutes of buckets a mint keeps: the longest
+// window.
+const ringMinutes = 1440
+
+// Rolling unique-wallet windows (the ones the spec reports).
+const (
+	wal5m = iota
+	wal1h
+	wal24h
+	numWalletWindows
+)
+
+var walletWindow = [numWalletWindows]int{win5m, win1h, win24h}
+
+// tick is one trade in a minute bucket, kept for markouts and the price
+// path, in trade order (see orderKey).
+type tick struct {
+	k     orderKey
+	price float64
+	qty   float64 // token amount, + for buys, - for sells
+}
+
+func (a *tick) after(b *tick) bool { return a.k.after(&b.k) }
+
+// walletList holds the wallet hashes of a minute's trades: appended per
+// trade (duplicates allowed), sorted and deduplicated in place before the
+// rolling windows read it (compact).
+type walletList struct {
+	h      []uint64
+	sorted int // h[:sorted] is sorted and unique, and h[sorted:] empty after compact
+}
+
+func (l *walletList) add(h uint64) { l.h = append(l.h, h) }
+
+// compact sorts and deduplicates the list.
+func (l *walletList) compact() []uint64 {
+	if l.sorted == len(l.h) {
+		return l.h
+	}
+	slices.Sort(l.h)
+	l.h = slices.Compact(l.h)
+	l.sorted = len(l.h)
+	return l.h
+}
+
+// bucket aggregates the trades of one minute of one mint.
+type bucket struct {
+	min       int64 // unix minute
+	vol       float64
+	botVol    float64
+	fee       float64
+	trades    int32
+	botTrades int32
+	wallets   walletList
+	flows     []string // distinct non-empty flow sources
+	ticks     []tick   // sorted by order key
+}
+
+func (b *bucket) last() *tick { return &b.ticks[len(b.ticks)-1] }
+
+// addTick inserts k in order and reports whether it became the last.
+func (b *bucket) addTick(k tick) bool {
+	n := len(b.ticks)
+	if n == 0 || !b.ticks[n-1].after(&k) {
+		b.ticks = append(b.ticks, k)
+		return true
+	}
+	i := sort.Search(n, func(i int) bool { return b.ticks[i].after(&k) })
+	b.ticks = append(b.ticks, tick{})
+	copy(b.ticks[i+1:], b.ticks[i:])
+	b.ticks[i] = k
+	return false
+}
+
+func (b *bucket) addFlow(f string) {
+	if f == "" {
+		return
+	}
+	for _, x := range b.flows {
+		if x == f {
+			return
+		}
+	}
+	b.flows = append(b.flows, f)
+}
+
+// rolling holds the window sums at minute head, maintained incrementally
+// on ingest and on advance so trending reads them in O(1).
+type rolling struct {
+	vol    [numWindows]float64
+	trades [numWindows]int64
+	// lastSeen maps each wallet that traded in the 24h window to the
+	// latest minute it traded; uniq counts, per wallet window, the wallets
+	// whose latest minute lies in the window.
+	lastSeen walletMinutes
+	uniq     [numWalletWindows]int64
+}
+
+// mintState is everything the engine keeps about one mint. It is guarded
+// by its shard's mutex.
+type mintState struct {
+	mint string
+	// head is the minute the windows are anchored at: the latest of the
+	// trade minutes and the clock minutes seen. Every bucket is at or
+	// before head and after head-ringMinutes.
+	head    int64
+	bk      []bucket // ascending by minute, sparse
+	anchor  tick     // latest trade older than every bucket
+	hasAnch bool
+	roll    rolling
+	series  [numIntervals]series
+}
+
+// find returns the index of the first bucket with minute >= m.
+func (ms *mintState) find(m int64) int {
+	bk := ms.bk
+	// Most lookups are for the newest minutes.
+	if n := len(bk); n == 0 || bk[n-1].min < m {
+		return n
+	} else if bk[n-1].min == m {
+		return n - 1
+	}
+	return sort.Search(len(bk), func(i int) bool { return bk[i].min >= m })
+}
+
+// lastAtOrBefore returns the latest tick in a minute <= m, if any.
+func (ms *mintState) lastAtOrBefore(m int64) (*tick, bool) {
+	i := ms.find(m + 1)
+	if i > 0 {
+		return ms.bk[i-1].last(), true
+	}
+	if ms.hasAnch {
+		return &ms.anchor, true
+	}
+	return nil, false
+}
+
+// advance moves head to m (no-op unless m > head): buckets leave the
+// windows they no longer belong to and buckets older than the ring are
+// dropped, the newest of them becoming the anchor.
+func (ms *mintState) advance(m int64) {
+	if m <= ms.head {
+		return
+	}
+	r := &ms.roll
+	for w := range numWindows {
+		l := windowMinutes[w]
+		if r.trades[w] == 0 {
+			continue
+		}
+		ww := walletWindowOf(w)
+		if m-l >= ms.head {
+			// Everything in the window leaves.
+			r.vol[w], r.trades[w] = 0, 0
+			if ww >= 0 {
+				r.uniq[ww] = 0
+			}
+			if w == win24h {
+				r.lastSeen.reset()
+			}
+			continue
+		}
+		// Leaving: minutes head-l+1 .. m-l.
+		for i := ms.find(ms.head - l + 1); i < len(ms.bk) && ms.bk[i].min <= m-l; i++ {
+			b := &ms.bk[i]
+			r.vol[w] -= b.vol
+			r.trades[w] -= int64(b.trades)
+			if ww >= 0 {
+				r.dropWallets(ww, w == win24h, b)
+			}
+		}
+		if r.trades[w] <= 0 {
+			r.trades[w], r.vol[w] = 0, 0
+		}
+		r.vol[w] = max(r.vol[w], 0)
+	}
+	ms.head = m
+	// Drop buckets that left the longest window.
+	n := 0
+	for n < len(ms.bk) && ms.bk[n].min <= m-ringMinutes {
+		n++
+	}
+	if n > 0 {
+		t := *ms.bk[n-1].last()
+		if !ms.hasAnch || t.after(&ms.anchor) {
+			ms.anchor, ms.hasAnch = t, true
+		}
+		clear(ms.bk[:n])
+		ms.bk = ms.bk[n:]
+		if len(ms.bk) == 0 {
+			ms.bk = nil
+		}
+	}
+}
+
+// walletWindowOf maps a window to its wallet window, or -1.
+func walletWindowOf(w int) int {
+	switch w {
+	case win5m:
+		return wal5m
+	case win1h:
+		return wal1h
+	case win24h:
+		return wal24h
+	}
+	return -1
+}
+
+// dropWallets handles bucket b leaving wallet window ww: wallets whose
+// latest minute is b's leave the count (and, for the 24h window, the
+// lastSeen map).
+func (r *rolling) dropWallets(ww int, forget bool, b *bucket) {
+	for _, h := range b.wallets.compact() {
+		if last, ok := r.lastSeen.get(h); ok && last == b.min {
+			r.uniq[ww]--
+			if forget {
+				r.lastSeen.del(h)
+			}
+		}
+	}
+}
+
+// addTrade records one trade in minute m's bucket (m > head-ringMinutes
+// and m <= head, the caller advanced first) and in the rolling windows.
+func (ms *mintState) addTrade(m int64, t *Trade, k tick, walletHash uint64) {
+	i := ms.find(m)
+	if i == len(ms.bk) {
+		ms.bk = append(ms.bk, bucket{min: m})
+	} else if ms.bk[i].min != m {
+		ms.bk = append(ms.bk, bucket{})
+		copy(ms.bk[i+1:], ms.bk[i:])
+		ms.bk[i] = bucket{min: m}
+	}
+	b := &ms.bk[i]
+	b.vol += t.USDAmount
+	b.trades++
+	if t.IsBot {
+		b.botVol += t.USDAmount
+		b.botTrades++
+	}
+	b.fee += t.FeeUSD
+	b.addFlow(t.FlowSource)
+	b.addTick(k)
+	b.wallets.add(walletHash)
+
+	r := &ms.roll
+	for w := range numWindows {
+		if m > ms.head-windowMinutes[w] {
+			r.vol[w] += t.USDAmount
+			r.trades[w]++
+		}
+	}
+	prev, had := r.lastSeen.setIfLater(walletHash, m)
+	if !had || m > prev {
+		for k, w := range walletWindow {
+			edge := ms.head - windowMinutes[w]
+			if m > edge && !(had && prev > edge) {
+				r.uniq[k]++
+			}
+		}
+	}
+}
+
+// resync recomputes the rolling volume and trade sums from the buckets,
+// bounding the drift of incremental float sums. Callers advanced to head.
+func (ms *mintState) resync() {
+	r := &ms.roll
+	r.vol, r.trades = [numWindows]float64{}, [numWindows]int64{}
+	for i := range ms.bk {
+		b := &ms.bk[i]
+		for w := range numWindows {
+			if b.min > ms.head-windowMinutes[w] {
+				r.vol[w] += b.vol
+				r.trades[w] += int64(b.trades)
+			}
+		}
+	}
+}
+
+// addHistorical records a trade too old for the ring: it only matters as
+// a candidate anchor (the price before the ring).
+func (ms *mintState) addHistorical(k tick) {
+	if !ms.hasAnch || k.after(&ms.anchor) {
+		ms.anchor, ms.hasAnch = k, true
+	}
+}
+
+// WindowMetrics are a mint's rolling-window metrics at AsOf, in the shape
+// of the trending row's market block.
+type WindowMetrics struct {
+	Source                string   `json:"source"`
+	MetricsSource         string   `json:"metricsSource"`
+	Price                 *float64 `json:"price"`
+	Volume5mUSD           float64  `json:"volume5mUSD"`
+	Volume15mUSD          float64  `json:"volume15mUSD"`
+	Volume1hUSD           float64  `json:"volume1hUSD"`
+	Volume6hUSD           float64  `json:"volume6hUSD"`
+	Volume24hUSD          float64  `json:"volume24hUSD"`
+	Trade5m               int64    `json:"trade5m"`
+	Trade15m              int64    `json:"trade15m"`
+	Trade1h               int64    `json:"trade1h"`
+	Trade6h               int64    `json:"trade6h"`
+	Trade24h              int64    `json:"trade24h"`
+	UniqueWallet5m        int64    `json:"uniqueWallet5m"`
+	UniqueWallet1h        int64    `json:"uniqueWallet1h"`
+	UniqueWallet24h       int64    `json:"uniqueWallet24h"`
+	PriceChange1hPercent  *float64 `json:"priceChange1hPercent"`
+	PriceChange24hPercent *float64 `json:"priceChange24hPercent"`
+	LastTradeAt           *int64   `json:"lastTradeAt"`
+	AsOf                  *int64   `json:"asOf"`
+}
+
+// metrics returns the window metrics at minute m: from the rolling sums
+// when the mint is anchored at m (the caller advanced to m), else by a
+// scan.
+func (ms *mintState) metrics(m, nowSec int64) WindowMetrics {
+	if m != ms.head {
+		return ms.scan(m, nowSec)
+	}
+	r := &ms.roll
+	wm := WindowMetrics{Source: SourceAnalyticsTrades, MetricsSource: SourceAnalyticsTrades, AsOf: ptr(nowSec),
+		Volume5mUSD: r.vol[win5m], Volume15mUSD: r.vol[win15m], Volume1hUSD: r.vol[win1h], Volume6hUSD: r.vol[win6h], Volume24hUSD: r.vol[win24h],
+		Trade5m: r.trades[win5m], Trade15m: r.trades[win15m], Trade1h: r.trades[win1h], Trade6h: r.trades[win6h], Trade24h: r.trades[win24h],
+		UniqueWallet5m: r.uniq[wal5m], UniqueWallet1h: r.uniq[wal1h], UniqueWallet24h: r.uniq[wal24h],
+	}
+	ms.prices(&wm, m)
+	return wm
+}
+
+// prices fills the price, last trade and price changes at minute m.
+func (ms *mintState) prices(wm *WindowMetrics, m int64) {
+	if last, ok := ms.lastAtOrBefore(m); ok {
+		wm.Price = ptr(last.price)
+		wm.LastTradeAt = ptr(last.k.t)
+		wm.PriceChange1hPercent = ms.priceChange(last.price, m, windowMinutes[win1h])
+		wm.PriceChange24hPercent = ms.priceChange(last.price, m, windowMinutes[win24h])
+	}
+}
+
+// scan computes the window metrics at minute m from the buckets, exactly,
+// in O(buckets + wallet entries): the fallback of metrics and the oracle
+// the rolling sums are tested against. nowSec is the reported asOf.
+func (ms *mintState) scan(m, nowSec int64) WindowMetrics {
+	wm := WindowMetrics{Source: SourceAnalyticsTrades, MetricsSource: SourceAnalyticsTrades, AsOf: ptr(nowSec)}
+	var vol [numWindows]float64
+	var trades [numWindows]int64
+	seen := make(map[uint64]int64) // wallet -> latest minute it traded
+	lo := ms.find(m - ringMinutes + 1)
+	for i := lo; i < len(ms.bk) && ms.bk[i].min <= m; i++ {
+		b := &ms.bk[i]
+		age := m - b.min
+		for w := range numWindows {
+			if age < windowMinutes[w] {
+				vol[w] += b.vol
+				trades[w] += int64(b.trades)
+			}
+		}
+		for _, h := range b.wallets.h {
+			seen[h] = b.min
+		}
+	}
+	var uniq [numWindows]int64
+	for _, last := range seen {
+		age := m - last
+		for w := range numWindows {
+			if age < windowMinutes[w] {
+				uniq[w]++
+			}
+		}
+	}
+	wm.Volume5mUSD, wm.Volume15mUSD, wm.Volume1hUSD, wm.Volume6hUSD, wm.Volume24hUSD = vol[0], vol[1], vol[2], vol[3], vol[4]
+	wm.Trade5m, wm.Trade15m, wm.Trade1h, wm.Trade6h, wm.Trade24h = trades[0], trades[1], trades[2], trades[3], trades[4]
+	wm.UniqueWallet5m, wm.UniqueWallet1h, wm.UniqueWallet24h = uniq[win5m], uniq[win1h], uniq[win24h]
+	ms.prices(&wm, m)
+	return wm
+}
+
+// priceChange is the percent change from the price at the start of the
+// L-minute window ending at minute m (the last trade before its first
+// minute) to price; nil when no trade precedes the window.
+func (ms *mintState) priceChange(price float64, m, l int64) *float64 {
+	then, ok := ms.lastAtOrBefore(m - l)
+	if !ok || !(then.price > 0) {
+		return nil
+	}
+	return ptr((price - then.price) / then.price * 100)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// finite0 maps non-finite values to 0.
+func finite0(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}

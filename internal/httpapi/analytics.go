@@ -1,0 +1,422 @@
+package httpapi
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/assetd/assetd/internal/analytics"
+	"github.com/assetd/assetd/internal/apierr"
+	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/registry"
+)
+
+// Analytics is the trade analytics engine as the HTTP layer uses it.
+type Analytics interface {
+	Candles(mint string, iv market.Interval, from, to int64) []analytics.CandleRow
+	Ingest(trades []analytics.Trade) analytics.IngestResult
+	Trending(now time.Time, excluded func(mint string) bool) analytics.TrendingSet
+}
+
+// Limits of the analytics endpoints.
+const (
+	// MaxCandlesPerRequest bounds (to − from) / interval of one OHLCV or
+	// price-chart request.
+	MaxCandlesPerRequest = 5000
+	// DefaultCandleRange is the default span of from..to.
+	DefaultCandleRange = 7 * 24 * time.Hour
+	// MaxTradesPerIngest bounds the events of one POST /v1/internal/trades.
+	MaxTradesPerIngest = 10_000
+	// MaxTradeBodyBytes is the body limit of POST /v1/internal/trades.
+	MaxTradeBodyBytes = 8 << 20
+	// MaxTrendingLimit is the trending page size cap (and default).
+	MaxTrendingLimit = analytics.TrendingLimit
+	// maxIngestErrors bounds the per-event errors listed in an ingest
+	// response (reasons counts them all).
+	maxIngestErrors = 100
+)
+
+// wrappedSOL is the native/wrapped SOL mint, never trending.
+const wrappedSOL = "So11111111111111111111111111111111111111112"
+
+// trendingRow is one row of GET /v1/assets/trending.
+type trendingRow struct {
+	Rank     int                     `json:"rank"`
+	AssetID  string                  `json:"assetId"`
+	Mint     string                  `json:"mint"`
+	Symbol   string                  `json:"symbol"`
+	Name     string                  `json:"name"`
+	Decimals *int                    `json:"decimals"`
+	Category string                  `json:"category"`
+	ImageURL *string                 `json:"imageUrl"`
+	Market   analytics.WindowMetrics `json:"market"`
+	Trending trendingScore           `json:"trending"`
+}
+
+type trendingScore struct {
+	Score          float64 `json:"score"`
+	ScoringVersion string  `json:"scoringVersion"`
+}
+
+// trendingView is one computed trending set with its row metadata.
+type trendingView struct {
+	asOf           *int64
+	scoringVersion string
+	rows           []trendingRow
+}
+
+// trendExcluded says whether a mint may not trend: SOL / wrapped SOL and
+// every variant of the solana asset (its LSTs and yield tokens),
+// stablecoin assets and stablecoin-kind variants.
+func trendExcluded(snap *registry.Snapshot, mint string) bool {
+	if mint == wrappedSOL {
+		return true
+	}
+	if snap == nil {
+		return false
+	}
+	a, v, ok := snap.VariantByMint(mint)
+	if !ok {
+		return false
+	}
+	return a.AssetID == "solana" || a.Category == "stablecoin" || v.Kind == asset.KindStablecoin
+}
+
+// RefreshTrending recomputes the trending set at now and swaps it in. A
+// run with no rows never replaces a non-empty set.
+func (s *Server) RefreshTrending(now time.Time) int {
+	if s.d.Analytics == nil || s.d.Catalog == nil {
+		return 0
+	}
+	snap := s.d.Catalog.Snapshot()
+	set := s.d.Analytics.Trending(now, func(mint string) bool { return trendExcluded(snap, mint) })
+	if len(set.Rows) == 0 {
+		if cur := s.trending.Load(); cur != nil && len(cur.rows) > 0 {
+			return len(cur.rows)
+		}
+	}
+	v := &trendingView{scoringVersion: set.ScoringVersion, rows: make([]trendingRow, 0, len(set.Rows))}
+	asOf := set.AsOf
+	v.asOf = &asOf
+	for _, r := range set.Rows {
+		row := trendingRow{Rank: r.Rank, Mint: r.Mint, Market: r.Market, Category: "crypto",
+			Trending: trendingScore{Score: r.Score, ScoringVersion: set.ScoringVersion}}
+		row.Market.Source, row.Market.MetricsSource = asset.SourceAnalyticsTrades, asset.SourceAnalyticsTrades
+		var logo string
+		if a, vr, ok := snap.VariantByMint(r.Mint); ok {
+			row.AssetID, row.Symbol, row.Name, row.Decimals, row.Category = a.AssetID, vr.Symbol, vr.Name, vr.Decimals, a.Category
+			if row.Symbol == "" {
+				row.Symbol = a.Symbol
+			}
+			if row.Name == "" {
+				row.Name = a.Name
+			}
+			logo = vr.LogoURI
+			if logo == "" {
+				logo = a.ImageURL
+			}
+		} else {
+			row.AssetID = registry.SingletonAssetID(r.Mint)
+		}
+		if tok, ok := s.d.Markets.Token(r.Mint); ok {
+			if row.Symbol == "" {
+				row.Symbol = tok.Symbol
+			}
+			if row.Name == "" {
+				row.Name = tok.Name
+			}
+			if row.Decimals == nil {
+				row.Decimals = tok.Decimals
+			}
+			if tok.LogoURI != "" && (logo == "" || row.AssetID == registry.SingletonAssetID(r.Mint)) {
+				logo = tok.LogoURI
+			}
+		}
+		if logo != "" {
+			row.ImageURL = &logo
+		}
+		v.rows = append(v.rows, row)
+	}
+	s.trending.Store(v)
+	return len(v.rows)
+}
+
+// RunTrending refreshes the trending set now and every interval until ctx
+// ends.
+func (s *Server) RunTrending(ctx context.Context, every time.Duration) {
+	s.RefreshTrending(s.d.Now())
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.RefreshTrending(s.d.Now())
+		}
+	}
+}
+
+// GET /v1/assets/trending
+func (s *Server) trendingList(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	category, err := enumParam(q, "category", "", asset.Categories)
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(q, "limit", MaxTrendingLimit, 1, MaxTrendingLimit, false)
+	if err != nil {
+		return err
+	}
+	offset, err := intParam(q, "offset", 0, 0, 1<<30, false)
+	if err != nil {
+		return err
+	}
+	type meta struct {
+		Limit          int    `json:"limit"`
+		Offset         int    `json:"offset"`
+		Total          int    `json:"total"`
+		AsOf           *int64 `json:"asOf"`
+		ScoringVersion string `json:"scoringVersion"`
+	}
+	body := struct {
+		Trending []trendingRow `json:"trending"`
+		Meta     meta          `json:"meta"`
+	}{Trending: []trendingRow{}, Meta: meta{Limit: limit, Offset: offset, ScoringVersion: analytics.ScoringVersion}}
+	if v := s.trending.Load(); v != nil {
+		body.Meta.AsOf, body.Meta.ScoringVersion = v.asOf, v.scoringVersion
+		rows := v.rows
+		if category != "" {
+			rows = nil
+			if category != "stablecoin" {
+				for i := range v.rows {
+					if v.rows[i].Category == category {
+						rows = append(rows, v.rows[i])
+					}
+				}
+			}
+		}
+		body.Meta.Total = len(rows)
+		if offset < len(rows) {
+			body.Trending = rows[offset:min(len(rows), offset+limit)]
+		}
+	}
+	return writeJSON(w, http.StatusOK, body)
+}
+
+// candleOut is one candle of the OHLCV and price-chart responses.
+type candleOut struct {
+	Time   int64   `json:"time"`
+	Open   float64 `json:"open"`
+	High   float64 `json:"high"`
+	Low    float64 `json:"low"`
+	Close  float64 `json:"close"`
+	Volume float64 `json:"volume"`
+	Trades int64   `json:"trades"`
+	IsOpen bool    `json:"isOpen,omitempty"`
+}
+
+var intervalNames = func() []string {
+	out := make([]string, len(market.Intervals))
+	for i, iv := range market.Intervals {
+		out[i] = string(iv)
+	}
+	return out
+}()
+
+// candleQuery parses interval, from and to.
+func (s *Server) candleQuery(r *http.Request) (market.Interval, int64, int64, error) {
+	q := r.URL.Query()
+	ivs, err := enumParam(q, "interval", "1H", intervalNames)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	iv := market.Interval(ivs)
+	now := s.d.Now().Unix()
+	to, err := int64Param(q.Get("to"), "to", now)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	from, err := int64Param(q.Get("from"), "from", to-int64(DefaultCandleRange/time.Second))
+	if err != nil {
+		return "", 0, 0, err
+	}
+	if from >= to {
+		return "", 0, 0, badParam("from", "Invalid from: must be before to", apierr.Details{"from": from, "to": to})
+	}
+	if n := (to - from) / int64(iv.Duration()/time.Second); n > MaxCandlesPerRequest {
+		return "", 0, 0, badParam("from", "Range too large: at most "+strconv.Itoa(MaxCandlesPerRequest)+" "+ivs+" candles per request",
+			apierr.Details{"code": "range_too_large", "maxCandles": MaxCandlesPerRequest})
+	}
+	return iv, from, to, nil
+}
+
+// candles reads the mint's candles, marking the one still open at now.
+func (s *Server) candles(mint string, iv market.Interval, from, to int64) []candleOut {
+	out := []candleOut{}
+	if s.d.Analytics == nil {
+		return out
+	}
+	now := s.d.Now().Unix()
+	d := int64(iv.Duration() / time.Second)
+	for _, c := range s.d.Analytics.Candles(mint, iv, from, to) {
+		out = append(out, candleOut{Time: c.Time, Open: c.Open, High: c.High, Low: c.Low, Close: c.Close, Volume: c.Volume,
+			Trades: c.Trades, IsOpen: c.Time <= now && now < c.Time+d})
+	}
+	return out
+}
+
+// GET /v1/assets/{assetId}/ohlcv
+func (s *Server) ohlcv(w http.ResponseWriter, r *http.Request) error {
+	res, mint, err := s.assetMint(r)
+	if err != nil {
+		return err
+	}
+	iv, from, to, err := s.candleQuery(r)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, struct {
+		AssetID  string          `json:"assetId"`
+		Mint     string          `json:"mint"`
+		Interval market.Interval `json:"interval"`
+		From     int64           `json:"from"`
+		To       int64           `json:"to"`
+		Candles  []candleOut     `json:"candles"`
+	}{res.AssetID, mint, iv, from, to, s.candles(mint, iv, from, to)})
+}
+
+// GET /v1/assets/{assetId}/price-chart: canonical price candles. No
+// external or stock candle feed is wired, so it is the mint OHLCV of the
+// primary variant (or of the mint parameter).
+func (s *Server) priceChart(w http.ResponseWriter, r *http.Request) error {
+	res, mint, err := s.assetMint(r)
+	if err != nil {
+		return err
+	}
+	iv, from, to, err := s.candleQuery(r)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, struct {
+		AssetID  string          `json:"assetId"`
+		Interval market.Interval `json:"interval"`
+		From     int64           `json:"from"`
+		To       int64           `json:"to"`
+		Source   string          `json:"source"`
+		Candles  []candleOut     `json:"candles"`
+	}{res.AssetID, iv, from, to, asset.SourceAnalyticsTrades, s.candles(mint, iv, from, to)})
+}
+
+// ingestError is one rejected event of an ingest call.
+type ingestError struct {
+	Index int    `json:"index"`
+	Code  string `json:"code"`
+	Field string `json:"field,omitempty"`
+}
+
+// POST /v1/internal/trades
+func (s *Server) ingestTrades(w http.ResponseWriter, r *http.Request) error {
+	if s.d.Analytics == nil {
+		return apierr.New(apierr.NotFound, "trade ingest is not enabled")
+	}
+	ct := r.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	if mt != "application/x-ndjson" && mt != "application/json" {
+		return apierr.New(apierr.BadRequest, "Content-Type must be application/x-ndjson or application/json").
+			WithDetails(apierr.Details{"code": "unsupported_content_type", "contentType": ct})
+	}
+	body := http.MaxBytesReader(w, r.Body, MaxTradeBodyBytes)
+	var events [][]byte
+	if mt == "application/json" {
+		var raw []json.RawMessage
+		dec := json.NewDecoder(body)
+		if err := dec.Decode(&raw); err != nil {
+			return bodyError(err)
+		}
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			if err != nil {
+				return bodyError(err)
+			}
+			return apierr.New(apierr.BadRequest, "request body must hold a single JSON array").WithDetails(apierr.Details{"code": "invalid_json"})
+		}
+		if len(raw) > MaxTradesPerIngest {
+			return tooManyEvents()
+		}
+		events = make([][]byte, len(raw))
+		for i := range raw {
+			events[i] = raw[i]
+		}
+	} else {
+		sc := bufio.NewScanner(body)
+		sc.Buffer(make([]byte, 0, 64<<10), MaxTradeBodyBytes+1)
+		for sc.Scan() {
+			line := bytes.TrimSpace(sc.Bytes())
+			if len(line) == 0 {
+				continue
+			}
+			if len(events) == MaxTradesPerIngest {
+				return tooManyEvents()
+			}
+			events = append(events, slices.Clone(line))
+		}
+		if err := sc.Err(); err != nil {
+			return bodyError(err)
+		}
+	}
+	if len(events) == 0 {
+		return apierr.New(apierr.BadRequest, "request body holds no trade events").WithDetails(apierr.Details{"code": "no_events"})
+	}
+	out := struct {
+		Accepted   int            `json:"accepted"`
+		Duplicates int            `json:"duplicates"`
+		Rejected   int            `json:"rejected"`
+		Reasons    map[string]int `json:"reasons"`
+		Errors     []ingestError  `json:"errors,omitempty"`
+	}{Reasons: map[string]int{}}
+	trades := make([]analytics.Trade, 0, len(events))
+	for i, ev := range events {
+		t, err := analytics.ParseTrade(ev)
+		if err != nil {
+			code := string(analytics.ReasonOf(err))
+			if code == "" {
+				code = string(analytics.ReasonMalformedJSON)
+			}
+			out.Rejected++
+			out.Reasons[code]++
+			if len(out.Errors) < maxIngestErrors {
+				var ve *analytics.ValidationError
+				field := ""
+				if errors.As(err, &ve) {
+					field = ve.Field
+				}
+				out.Errors = append(out.Errors, ingestError{Index: i, Code: code, Field: field})
+			}
+			continue
+		}
+		trades = append(trades, t)
+	}
+	if len(trades) > 0 {
+		res := s.d.Analytics.Ingest(trades)
+		out.Accepted, out.Duplicates = res.Accepted, res.Duplicates
+		out.Rejected += res.Rejected
+		for k, n := range res.Reasons {
+			out.Reasons[k] += n
+		}
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func tooManyEvents() error {
+	return apierr.Newf(apierr.BadRequest, "at most %d trade events per request", MaxTradesPerIngest).
+		WithDetails(apierr.Details{"code": "too_many_events", "max": MaxTradesPerIngest})
+}
