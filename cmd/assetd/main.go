@@ -60,6 +60,7 @@ Usage:
   assetd advisories set MINT --status caution|compromised|blocked --reason TEXT [--url URL]
   assetd advisories clear MINT
   assetd advisories list
+  assetd ingest replay FILE [--batch 10000]   NDJSON trades into the stored candles
   assetd registry remove SOURCE
 
 Every command accepts --data-dir and --database-url (env ASSETD_DATA_DIR,
@@ -84,6 +85,8 @@ func (c *cli) run(ctx context.Context, args []string) error {
 		return c.registry(ctx, args[1:])
 	case "advisories":
 		return c.advisories(ctx, args[1:])
+	case "ingest":
+		return c.ingest(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(c.stdout, usageText)
 		return nil

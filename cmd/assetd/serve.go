@@ -122,6 +122,17 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Candles persist across restarts, except the demo world's, which are
+	// regenerated from the simulation at every start.
+	var flusher *candleFlusher
+	if !cfg.demo {
+		n, err := loadCandles(ctx, st, eng)
+		if err != nil {
+			return fmt.Errorf("load candles: %w", err)
+		}
+		log.Info("candles loaded", "rows", n)
+		flusher = &candleFlusher{st: st, eng: eng, log: log}
+	}
 	var feed *demoFeed
 	if mp.world != nil {
 		// The last hour synchronously (about 1 s), the rest of the 24 h in
@@ -208,6 +219,9 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { mp.runWarmer(gctx, cat.Snapshot, cfg.market.warmInterval); return nil })
 	g.Go(func() error { api.RunTrending(gctx, trendingInterval); return nil })
 	g.Go(func() error { runPrune(gctx, eng, pruneInterval); return nil })
+	if flusher != nil {
+		g.Go(func() error { flusher.run(gctx, 5*time.Second); return nil })
+	}
 	if feed != nil {
 		start := feed.last
 		g.Go(func() error {
@@ -250,6 +264,13 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		err := srv.Shutdown(sctx)
 		if admin != nil {
 			_ = admin.Shutdown(sctx)
+		}
+		if flusher != nil {
+			if n, ferr := flusher.flush(sctx); ferr != nil {
+				log.Error("final candle flush failed", "err", ferr, "pending", len(flusher.pending))
+			} else {
+				log.Info("candles flushed", "rows", n)
+			}
 		}
 		if ferr := rec.Close(sctx); ferr != nil {
 			log.Error("usage flush incomplete", "err", ferr, "dropped", rec.Dropped())

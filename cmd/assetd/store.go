@@ -24,6 +24,7 @@ type store interface {
 	registryStore
 	lists.Store
 	lists.AdvisoryStore
+	candleStore
 	Migrate(ctx context.Context) (int, error)
 	Engine() string
 	Close() error

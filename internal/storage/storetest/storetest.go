@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/session"
@@ -32,6 +33,8 @@ type Store interface {
 	DeleteRegistryDocument(ctx context.Context, source string) error
 	ListRegistryDocuments(ctx context.Context) ([]storage.RegistryDocument, error)
 	Migrate(ctx context.Context) (int, error)
+	UpsertCandles(ctx context.Context, rows []analytics.CandleUpdate) error
+	LoadCandles(ctx context.Context, since int64) ([]analytics.CandleUpdate, error)
 }
 
 // Harness opens stores for the suite.
@@ -61,6 +64,7 @@ func Run(t *testing.T, h Harness) {
 		{"UsageBatch", testUsage},
 		{"ConcurrentKeyCreates", testConcurrentCreates},
 		{"RegistryDocuments", testRegistryDocuments},
+		{"Candles", testCandles},
 		// Community lists and advisories (lists.go).
 		{"ListsCreateAndGet", testListsCreateAndGet},
 		{"ListsSlugRule", testListsSlugRule},

@@ -1,0 +1,58 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/assetd/assetd/internal/analytics"
+	"github.com/assetd/assetd/internal/storage"
+	"github.com/jackc/pgx/v5"
+)
+
+const upsertCandle = `INSERT INTO candles(` + storage.CandleColumns + `)
+	VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)
+	ON CONFLICT (mint, interval, start) DO UPDATE SET open=EXCLUDED.open, high=EXCLUDED.high, low=EXCLUDED.low,
+	close=EXCLUDED.close, volume=EXCLUDED.volume, trades=EXCLUDED.trades, open_slot=EXCLUDED.open_slot,
+	open_time=EXCLUDED.open_time, open_sig=EXCLUDED.open_sig, close_slot=EXCLUDED.close_slot,
+	close_time=EXCLUDED.close_time, close_sig=EXCLUDED.close_sig`
+
+// UpsertCandles stores candles (insert or replace by mint, interval and
+// start) in one transaction, batched.
+func (s *Store) UpsertCandles(ctx context.Context, rows []analytics.CandleUpdate) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	err := s.withTx(ctx, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		for i := range rows {
+			b.Queue(upsertCandle, storage.CandleArgs(&rows[i])...)
+		}
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: upsert %d candles: %w", len(rows), err)
+	}
+	return nil
+}
+
+// LoadCandles returns every stored candle starting at or after since
+// (unix seconds), ordered by mint, interval and start.
+func (s *Store) LoadCandles(ctx context.Context, since int64) ([]analytics.CandleUpdate, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+storage.CandleColumns+` FROM candles WHERE start >= $1 ORDER BY mint, interval, start`, since)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: load candles: %w", err)
+	}
+	defer rows.Close()
+	var out []analytics.CandleUpdate
+	for rows.Next() {
+		c, err := storage.ScanCandle(rows)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: load candles: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: load candles: %w", err)
+	}
+	return out, nil
+}
