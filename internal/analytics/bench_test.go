@@ -263,3 +263,39 @@ func BenchmarkTrending100k(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/run")
 }
+
+// BenchmarkExecutionQuality reads the busiest mint's 24h rollup after a
+// pool's worth of trades, with one new trade per read (so the newest
+// minute's markouts are recomputed each time), as a periodic refresh
+// would.
+func BenchmarkExecutionQuality(b *testing.B) {
+	p := getBenchPool()
+	clk := newClock(p.end)
+	e := newEngine(b, clk, func(c *Config) { c.Shards = 64 })
+	for off := 0; off < benchPoolSize; off += 4096 {
+		e.Ingest(p.trades[off : off+4096])
+	}
+	busiest := p.trades[0].Mint
+	counts := map[string]int{}
+	for i := range p.trades {
+		if counts[p.trades[i].Mint]++; counts[p.trades[i].Mint] > counts[busiest] {
+			busiest = p.trades[i].Mint
+		}
+	}
+	extra := p.trades[0]
+	extra.Mint = busiest
+	now := time.Unix(p.end, 0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		extra.Signature = fmt.Sprintf("eq-%d", i)
+		extra.BlockTime = p.end - int64(i%30)
+		i++
+		e.Ingest([]Trade{extra})
+		if q := e.ExecutionQuality(busiest, now); q == nil || q.MarkoutCount == nil {
+			b.Fatal("no rollup")
+		}
+	}
+	b.ReportMetric(float64(counts[busiest]), "trades/24h")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -23,6 +24,7 @@ const (
 	numIntervals
 )
 
+// intervalSeconds is read-only.
 var intervalSeconds = [numIntervals]int64{60, 300, 900, 3600, 14400, 86400, 604800}
 
 // weekOffset shifts 1W bars to Monday 00:00 UTC: the Unix epoch was a
@@ -74,7 +76,11 @@ func PeriodStart(iv market.Interval, t int64) (start int64, ok bool) {
 func periodStart(iv int, t int64) int64 {
 	d := intervalSeconds[iv]
 	if iv == iv1W {
-		return floorDiv(t-weekOffset, d)*d + weekOffset
+		t -= weekOffset
+		return floorDiv(t, d)*d + weekOffset
+	}
+	if t >= 0 { // block times are
+		return t - t%d
 	}
 	return floorDiv(t, d) * d
 }
@@ -136,13 +142,7 @@ func (s *series) find(t int64) int {
 func (s *series) add(start int64, price, usd float64, k *orderKey) (c *candle) {
 	i := s.find(start)
 	if i == len(s.rows) || s.rows[i].time != start {
-		if i == len(s.rows) {
-			s.rows = append(s.rows, candle{})
-		} else {
-			s.rows = append(s.rows, candle{})
-			copy(s.rows[i+1:], s.rows[i:])
-		}
-		s.rows[i] = candle{time: start, open: price, high: price, low: price, close: price, vol: usd, trades: 1, openKey: *k, closeKey: *k}
+		s.rows = slices.Insert(s.rows, i, candle{time: start, open: price, high: price, low: price, close: price, vol: usd, trades: 1, openKey: *k, closeKey: *k})
 		return &s.rows[i]
 	}
 	c = &s.rows[i]
@@ -268,8 +268,9 @@ func (e *Engine) DirtyCandles() []CandleUpdate {
 // same mint, interval and open time; loaded candles are not dirty. It
 // validates every row first and loads none if one is invalid. Rows whose
 // OpenRef/CloseRef are zero keep their open against later trades of the
-// same bar and take any later trade as their close. Load before ingesting
-// trades the candles already contain (see Warm).
+// same bar and take any later trade as their close. Rows past their
+// interval's retention go at the next Prune. Load before ingesting trades
+// the candles already contain (see Warm).
 func (e *Engine) LoadCandles(rows []CandleUpdate) error {
 	for i := range rows {
 		if err := checkCandle(&rows[i]); err != nil {
@@ -284,14 +285,10 @@ func (e *Engine) LoadCandles(rows []CandleUpdate) error {
 		ms := sh.state(r.Mint)
 		s := &ms.series[iv]
 		c := candle{time: r.Time, open: r.Open, high: r.High, low: r.Low, close: r.Close, vol: r.Volume, trades: r.Trades, openKey: refKey(r.OpenRef), closeKey: refKey(r.CloseRef)}
-		j := s.find(r.Time)
-		switch {
-		case j < len(s.rows) && s.rows[j].time == r.Time:
+		if j := s.find(r.Time); j < len(s.rows) && s.rows[j].time == r.Time {
 			s.rows[j] = c
-		default:
-			s.rows = append(s.rows, candle{})
-			copy(s.rows[j+1:], s.rows[j:])
-			s.rows[j] = c
+		} else {
+			s.rows = slices.Insert(s.rows, j, c)
 		}
 		sh.mu.Unlock()
 	}

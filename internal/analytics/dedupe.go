@@ -127,7 +127,7 @@ func (t *sigTable) put(i int, k sigKey, gen uint64) {
 	t.slots[i] = sigSlot{w: k.h&^0xff | gen, p: k.prefix}
 	t.n++
 	if t.n*8 > len(t.slots)*5 {
-		t.rebuild(len(t.slots)*4, 0)
+		t.rebuild(len(t.slots)*2, 0)
 	}
 }
 

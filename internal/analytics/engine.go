@@ -34,8 +34,9 @@ type Config struct {
 	// DedupeTTL is how long a signature is remembered at least (unless
 	// DedupeMaxEntries forces it out sooner); 0 means DefaultDedupeTTL.
 	DedupeTTL time.Duration
-	// DedupeMaxEntries bounds the remembered signatures (about 24 bytes
-	// each); 0 means DefaultDedupeMaxEntries.
+	// DedupeMaxEntries bounds the remembered signatures (a 16-byte slot
+	// each in tables kept at most 5/8 full: about 35 MB per million at
+	// worst); 0 means DefaultDedupeMaxEntries.
 	DedupeMaxEntries int
 	// MaxFutureSkew is how far past the clock a block time may be; 0 means
 	// DefaultMaxFutureSkew.

@@ -37,7 +37,9 @@ const (
 //     and (p_i - p_j) * tokenAmount_i for a sell. Trades without such a j
 //     have no markout. markoutCount counts the others, markoutPnl24hUSD
 //     sums them, markoutBps = pnl / max(volume, 1) * 1e4; all three are
-//     nil when no trade has a markout;
+//     nil when no trade has a markout. Markouts are cached per minute and
+//     recomputed only for minutes a trade landed in (or in the minute
+//     after) since, so a call costs O(minutes in the window);
 //   - executionScore and isEligibleForPrimary from internal/ranking;
 //     asOf = now in seconds, lastComputedAt = now in milliseconds.
 func (e *Engine) ExecutionQuality(mint string, now time.Time) *asset.ExecutionQuality {
@@ -100,7 +102,16 @@ func (ms *mintState) fillQuality(m int64) *asset.ExecutionQuality {
 	q.BotVolumeRatio = q.BotVolume24hUSD / den
 	q.FeeBps = q.Fee24hUSD / den * 1e4
 
-	pnl, count := markouts(bk)
+	var pnl float64
+	var count int
+	for i := range bk {
+		b := &bk[i]
+		if !b.mkFresh {
+			ms.markoutBucket(lo + i)
+		}
+		pnl += b.mkPnl
+		count += int(b.mkCount)
+	}
 	if count > 0 {
 		bps := pnl / den * 1e4
 		cnt := float64(count)
@@ -109,9 +120,22 @@ func (ms *mintState) fillQuality(m int64) *asset.ExecutionQuality {
 	return q
 }
 
-// markouts walks the ticks of bk in order with a second cursor on the last
-// tick within the horizon.
-func markouts(bk []bucket) (pnl float64, count int) {
+// markoutBucket recomputes the cached markouts of bucket i from its ticks
+// and those of the next minute's bucket.
+func (ms *mintState) markoutBucket(i int) {
+	span := ms.bk[i : i+1]
+	if i+1 < len(ms.bk) && ms.bk[i+1].min == ms.bk[i].min+1 {
+		span = ms.bk[i : i+2]
+	}
+	b := &ms.bk[i]
+	pnl, count := markouts(span, len(b.ticks))
+	b.mkPnl, b.mkCount, b.mkFresh = pnl, int32(count), true
+}
+
+// markouts walks the first n ticks of bk (in trade order across the
+// buckets) with a second cursor on the last tick within the horizon,
+// which may lie anywhere in bk.
+func markouts(bk []bucket, n int) (pnl float64, count int) {
 	type cursor struct{ b, k int }
 	at := func(c cursor) *tick { return &bk[c.b].ticks[c.k] }
 	next := func(c cursor) (cursor, bool) {
@@ -125,17 +149,18 @@ func markouts(bk []bucket) (pnl float64, count int) {
 
 	i, ok := next(cursor{0, -1})
 	j := i
-	for ; ok; i, ok = next(i) {
+	for seen := 0; ok && seen < n; i, ok = next(i) {
+		seen++
 		ti := at(i)
 		if less(j, i) {
 			j = i
 		}
 		for {
-			n, ok := next(j)
-			if !ok || at(n).k.t > ti.k.t+MarkoutHorizonSeconds {
+			nx, ok := next(j)
+			if !ok || at(nx).k.t > ti.k.t+MarkoutHorizonSeconds {
 				break
 			}
-			j = n
+			j = nx
 		}
 		if j == i {
 			continue

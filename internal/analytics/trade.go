@@ -280,6 +280,9 @@ func (a orderKey) ref() TradeRef {
 // printable strings, comparing prefixes orders like comparing the strings
 // unless both share their first 8 bytes.
 func sigPrefix(s string) uint64 {
+	if len(s) >= 8 {
+		return binary.BigEndian.Uint64([]byte(s[:8]))
+	}
 	var v uint64
 	for i := 0; i < 8; i++ {
 		v <<= 8

@@ -2,6 +2,9 @@ package analytics
 
 import (
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -140,7 +143,8 @@ func (a *trendCand) better(b *trendCand) bool {
 }
 
 // Trending ranks every eligible mint at now by FlowScore and returns the
-// top TrendingLimit. Eligible: a last trade at or before now's minute,
+// top TrendingLimit. It scores shards on up to min(GOMAXPROCS, 8)
+// goroutines of its own and returns when they are done. Eligible: a last trade at or before now's minute,
 // 24h volume >= 100 USD, 24h trades >= 5, and excluded(mint) false
 // (excluded may be nil; it is called without engine locks held, only for
 // eligible mints that would enter the current top set: the caller's
@@ -153,19 +157,38 @@ func (e *Engine) Trending(now time.Time, excluded func(mint string) bool) Trendi
 	nowSec := now.Unix()
 	m := floorDiv(nowSec, 60)
 	set := TrendingSet{AsOf: nowSec, ScoringVersion: ScoringVersion, Rows: []TrendingRow{}}
-	top := make([]trendCand, 0, TrendingLimit+1)
-	var cands []trendCand
-	for si := range e.shards {
-		sh := &e.shards[si]
-		cands = cands[:0]
-		sh.mu.Lock()
-		for mint, ms := range sh.mints {
-			if c, ok := ms.trendCandidate(m, nowSec); ok {
-				c.mint = mint
-				cands = append(cands, c)
+
+	// Score the shards on up to GOMAXPROCS goroutines (at most 8); each
+	// holds one shard lock at a time.
+	perShard := make([][]trendCand, len(e.shards))
+	workers := min(runtime.GOMAXPROCS(0), len(e.shards), 8)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				si := int(next.Add(1) - 1)
+				if si >= len(e.shards) {
+					return
+				}
+				sh := &e.shards[si]
+				sh.mu.Lock()
+				var cands []trendCand
+				for mint, ms := range sh.mints {
+					if c, ok := ms.trendCandidate(m, nowSec); ok {
+						c.mint = mint
+						cands = append(cands, c)
+					}
+				}
+				sh.mu.Unlock()
+				perShard[si] = cands
 			}
-		}
-		sh.mu.Unlock()
+		})
+	}
+	wg.Wait()
+
+	top := make([]trendCand, 0, TrendingLimit+1)
+	for _, cands := range perShard {
 		for i := range cands {
 			c := &cands[i]
 			if len(top) == TrendingLimit && !c.better(&top[len(top)-1]) {
@@ -235,7 +258,10 @@ func (ms *mintState) trendCandidate(m, nowSec int64) (trendCand, bool) {
 			W5m: float64(wm.UniqueWallet5m), W1h: float64(wm.UniqueWallet1h),
 		}
 	}
-	in.PriceChange1h = ms.priceChange(last.price, m, windowMinutes[win1h])
+	pc, ok := ms.priceChangeVal(last.price, m, windowMinutes[win1h])
+	if ok {
+		in.PriceChange1h = &pc
+	}
 	lt := min(last.k.t, nowSec)
 	in.LastTradeAt, in.AsOf = &lt, nowSec
 	return trendCand{score: FlowScore(in), v1h: in.V1h, t1h: int64(in.T1h)}, true

@@ -18,6 +18,7 @@ const (
 	numWindows
 )
 
+// windowMinutes is read-only.
 var windowMinutes = [numWindows]int64{5, 15, 60, 360, 1440}
 
 // ringMinutes is how many minutes of buckets a mint keeps: the longest
@@ -32,6 +33,7 @@ const (
 	numWalletWindows
 )
 
+// walletWindow (read-only) maps a wallet window to its window.
 var walletWindow = [numWalletWindows]int{win5m, win1h, win24h}
 
 // tick is one trade in a minute bucket, kept for markouts and the price
@@ -49,7 +51,7 @@ func (a *tick) after(b *tick) bool { return a.k.after(&b.k) }
 // rolling windows read it (compact).
 type walletList struct {
 	h      []uint64
-	sorted int // h[:sorted] is sorted and unique, and h[sorted:] empty after compact
+	sorted int // h[:sorted] is sorted and unique; later entries came since
 }
 
 func (l *walletList) add(h uint64) { l.h = append(l.h, h) }
@@ -76,22 +78,25 @@ type bucket struct {
 	wallets   walletList
 	flows     []string // distinct non-empty flow sources
 	ticks     []tick   // sorted by order key
+	// Markouts of this minute's trades (they look at most 5 s ahead, so
+	// into this minute and the next), cached until a trade lands in
+	// either (mkFresh false).
+	mkPnl   float64
+	mkCount int32
+	mkFresh bool
 }
 
 func (b *bucket) last() *tick { return &b.ticks[len(b.ticks)-1] }
 
-// addTick inserts k in order and reports whether it became the last.
-func (b *bucket) addTick(k tick) bool {
+// addTick inserts k in trade order (after any tick it ties with).
+func (b *bucket) addTick(k tick) {
 	n := len(b.ticks)
 	if n == 0 || !b.ticks[n-1].after(&k) {
 		b.ticks = append(b.ticks, k)
-		return true
+		return
 	}
 	i := sort.Search(n, func(i int) bool { return b.ticks[i].after(&k) })
-	b.ticks = append(b.ticks, tick{})
-	copy(b.ticks[i+1:], b.ticks[i:])
-	b.ticks[i] = k
-	return false
+	b.ticks = slices.Insert(b.ticks, i, k)
 }
 
 func (b *bucket) addFlow(f string) {
@@ -142,7 +147,16 @@ func (ms *mintState) find(m int64) int {
 	} else if bk[n-1].min == m {
 		return n - 1
 	}
-	return sort.Search(len(bk), func(i int) bool { return bk[i].min >= m })
+	lo, hi := 0, len(bk)-1 // bk[len-1].min > m
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if bk[h].min < m {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo
 }
 
 // lastAtOrBefore returns the latest tick in a minute <= m, if any.
@@ -249,11 +263,13 @@ func (ms *mintState) addTrade(m int64, t *Trade, k tick, walletHash uint64) {
 	if i == len(ms.bk) {
 		ms.bk = append(ms.bk, bucket{min: m})
 	} else if ms.bk[i].min != m {
-		ms.bk = append(ms.bk, bucket{})
-		copy(ms.bk[i+1:], ms.bk[i:])
-		ms.bk[i] = bucket{min: m}
+		ms.bk = slices.Insert(ms.bk, i, bucket{min: m})
 	}
 	b := &ms.bk[i]
+	b.mkFresh = false
+	if i > 0 {
+		ms.bk[i-1].mkFresh = false
+	}
 	b.vol += t.USDAmount
 	b.trades++
 	if t.IsBot {
@@ -401,11 +417,18 @@ func (ms *mintState) scan(m, nowSec int64) WindowMetrics {
 // L-minute window ending at minute m (the last trade before its first
 // minute) to price; nil when no trade precedes the window.
 func (ms *mintState) priceChange(price float64, m, l int64) *float64 {
+	if pc, ok := ms.priceChangeVal(price, m, l); ok {
+		return &pc
+	}
+	return nil
+}
+
+func (ms *mintState) priceChangeVal(price float64, m, l int64) (float64, bool) {
 	then, ok := ms.lastAtOrBefore(m - l)
 	if !ok || !(then.price > 0) {
-		return nil
+		return 0, false
 	}
-	return ptr((price - then.price) / then.price * 100)
+	return (price - then.price) / then.price * 100, true
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -181,6 +181,20 @@ func TestRollingMatchesScan(t *testing.T) {
 		if diff := cmp.Diff(wm, ms.metrics(m, now), cmpopts.EquateApprox(1e-9, 1e-6)); diff != "" {
 			t.Fatalf("step %d: metrics != scan (-scan +metrics):\n%s", step, diff)
 		}
+		// Cached per-minute markouts equal one pass over the window.
+		q := ms.fillQuality(m)
+		lo, hi := ms.find(m-ringMinutes+1), ms.find(m+1)
+		n := 0
+		for _, b := range ms.bk[lo:hi] {
+			n += len(b.ticks)
+		}
+		pnl, cnt := markouts(ms.bk[lo:hi], n)
+		switch {
+		case cnt == 0 && q.MarkoutCount != nil:
+			t.Fatalf("step %d: markouts %v, want none", step, *q.MarkoutCount)
+		case cnt > 0 && (q.MarkoutCount == nil || *q.MarkoutCount != float64(cnt) || !cmp.Equal(*q.MarkoutPnl24hUSD, pnl, cmpopts.EquateApprox(1e-9, 1e-9))):
+			t.Fatalf("step %d: cached markouts %v %v, one pass %v %v", step, q.MarkoutCount, q.MarkoutPnl24hUSD, cnt, pnl)
+		}
 		if step%7 == 0 {
 			ms.resync()
 		}
