@@ -13,12 +13,32 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/analytics"
+	"github.com/assetd/assetd/internal/market"
 )
 
 // candleStore persists the engine's candles.
 type candleStore interface {
 	UpsertCandles(ctx context.Context, rows []analytics.CandleUpdate) error
 	LoadCandles(ctx context.Context, since int64) ([]analytics.CandleUpdate, error)
+	PruneCandles(ctx context.Context, interval string, before int64) (int64, error)
+}
+
+// pruneStored applies the engine's per-interval retention
+// (analytics.DefaultRetention) to the stored candles.
+func pruneStored(ctx context.Context, st candleStore, now time.Time) (int64, error) {
+	var total int64
+	for _, iv := range market.Intervals {
+		keep := analytics.DefaultRetention(iv)
+		if keep <= 0 {
+			continue
+		}
+		n, err := st.PruneCandles(ctx, string(iv), now.Add(-keep).Unix())
+		if err != nil {
+			return total, err
+		}
+		total += n
+	}
+	return total, nil
 }
 
 // candleFlusher writes the engine's changed candles to the store, keeping
@@ -44,15 +64,24 @@ func (f *candleFlusher) flush(ctx context.Context) (int, error) {
 	return len(rows), nil
 }
 
-// run flushes every interval until ctx ends (the final flush is the
-// caller's, after in-flight requests drained).
+// run flushes every interval and applies the retention to the store
+// hourly, until ctx ends (the final flush is the caller's, after in-flight
+// requests drained).
 func (f *candleFlusher) run(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	prune := time.NewTicker(time.Hour)
+	defer prune.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case now := <-prune.C:
+			if n, err := pruneStored(ctx, f.st, now); err != nil {
+				f.log.Warn("candle retention failed", "err", err)
+			} else if n > 0 {
+				f.log.Info("candles past retention deleted", "rows", n)
+			}
 		case <-t.C:
 			if _, err := f.flush(ctx); err != nil && ctx.Err() == nil {
 				f.log.Warn("candle flush failed; will retry", "pending", len(f.pending), "err", err)
@@ -61,8 +90,12 @@ func (f *candleFlusher) run(ctx context.Context, every time.Duration) {
 	}
 }
 
-// loadCandles installs every stored candle into the engine.
+// loadCandles applies the retention to the store, then installs every
+// stored candle into the engine.
 func loadCandles(ctx context.Context, st candleStore, eng *analytics.Engine) (int, error) {
+	if _, err := pruneStored(ctx, st, time.Now()); err != nil {
+		return 0, err
+	}
 	rows, err := st.LoadCandles(ctx, 0)
 	if err != nil {
 		return 0, err

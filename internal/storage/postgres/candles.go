@@ -56,3 +56,13 @@ func (s *Store) LoadCandles(ctx context.Context, since int64) ([]analytics.Candl
 	}
 	return out, nil
 }
+
+// PruneCandles deletes the interval's candles starting before before
+// (unix seconds) and reports how many went.
+func (s *Store) PruneCandles(ctx context.Context, interval string, before int64) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM candles WHERE interval = $1 AND start < $2`, interval, before)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: prune %s candles: %w", interval, err)
+	}
+	return tag.RowsAffected(), nil
+}

@@ -58,3 +58,14 @@ func (s *Store) LoadCandles(ctx context.Context, since int64) ([]analytics.Candl
 	}
 	return out, rows.Err()
 }
+
+// PruneCandles deletes the interval's candles starting before before
+// (unix seconds) and reports how many went.
+func (s *Store) PruneCandles(ctx context.Context, interval string, before int64) (int64, error) {
+	res, err := s.w.ExecContext(ctx, `DELETE FROM candles WHERE interval = ? AND start < ?`, interval, before)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: prune %s candles: %w", interval, err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}

@@ -38,4 +38,11 @@ func testCandles(t *testing.T, h Harness) {
 	if got, _ := s.LoadCandles(ctx, 100); len(got) != 2 {
 		t.Fatalf("since 100: %d candles; want 2", len(got))
 	}
+	// Pruning touches one interval only.
+	if n, err := s.PruneCandles(ctx, "1m", 100); err != nil || n != 1 {
+		t.Fatalf("prune 1m before 100: %d, %v; want 1", n, err)
+	}
+	if got, _ := s.LoadCandles(ctx, 0); len(got) != 2 || got[0].Interval != "1H" || got[1].Mint != "mintB" {
+		t.Fatalf("after prune: %+v", got)
+	}
 }

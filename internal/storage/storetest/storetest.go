@@ -35,6 +35,7 @@ type Store interface {
 	Migrate(ctx context.Context) (int, error)
 	UpsertCandles(ctx context.Context, rows []analytics.CandleUpdate) error
 	LoadCandles(ctx context.Context, since int64) ([]analytics.CandleUpdate, error)
+	PruneCandles(ctx context.Context, interval string, before int64) (int64, error)
 }
 
 // Harness opens stores for the suite.
