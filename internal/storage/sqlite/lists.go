@@ -296,18 +296,8 @@ func (s *Store) PutMember(ctx context.Context, p lists.PutMemberParams) (lists.M
 			WHERE list_id = ? AND mint = ?`, l.ID, p.Mint))
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			if p.MaxMembers > 0 && n >= p.MaxMembers {
-				return lists.ListFull(p.MaxMembers)
-			}
-			m = lists.Member{Mint: p.Mint, Rank: n + 1, AddedAt: now}
-			if p.Rank != nil {
-				m.Rank = clamp(*p.Rank, 1, n+1)
-			}
-			if p.Note != nil {
-				m.Note = *p.Note
-			}
-			if p.Snapshot != nil {
-				m.Snapshot = *p.Snapshot
+			if m, err = lists.PlanPut(nil, n, p, now); err != nil {
+				return err
 			}
 			if m.Rank <= n {
 				if err := shiftRanks(ctx, tx, l.ID, m.Rank, n, +1); err != nil {
@@ -322,16 +312,8 @@ func (s *Store) PutMember(ctx context.Context, p lists.PutMemberParams) (lists.M
 		case err != nil:
 			return err
 		default:
-			if p.Note != nil {
-				m.Note = *p.Note
-			}
-			if p.Snapshot != nil {
-				m.Snapshot = *p.Snapshot
-			}
 			from := m.Rank
-			if p.Rank != nil {
-				m.Rank = clamp(*p.Rank, 1, n)
-			}
+			m, _ = lists.PlanPut(&m, n, p, now) // an existing member never fails
 			if err := moveMember(ctx, tx, l.ID, m.Mint, from, m.Rank); err != nil {
 				return err
 			}
@@ -560,5 +542,3 @@ func placeholders(n int) string {
 	}
 	return strings.Repeat("?, ", n-1) + "?"
 }
-
-func clamp(v, lo, hi int) int { return max(lo, min(v, hi)) }
