@@ -110,17 +110,19 @@ const (
 // Market is a cached market snapshot of one mint (spec "Market").
 // Nullable numbers are pointers; optional fields use omitempty.
 type Market struct {
-	Source                string   `json:"source,omitempty"`
-	MetricsSource         string   `json:"metricsSource,omitempty"`
-	Price                 *float64 `json:"price"`
-	Liquidity             *float64 `json:"liquidity"`
-	Volume1hUSD           *float64 `json:"volume1hUSD,omitempty"`
-	Volume24hUSD          *float64 `json:"volume24hUSD"`
-	Trade1h               *float64 `json:"trade1h,omitempty"`
-	Trade24h              *float64 `json:"trade24h,omitempty"`
-	UniqueWallet1h        *float64 `json:"uniqueWallet1h,omitempty"`
-	UniqueWallet24h       *float64 `json:"uniqueWallet24h,omitempty"`
-	MarketCap             *float64 `json:"marketCap"`
+	Source          string   `json:"source,omitempty"`
+	MetricsSource   string   `json:"metricsSource,omitempty"`
+	Price           *float64 `json:"price"`
+	Liquidity       *float64 `json:"liquidity"`
+	Volume1hUSD     *float64 `json:"volume1hUSD,omitempty"`
+	Volume24hUSD    *float64 `json:"volume24hUSD"`
+	Trade1h         *float64 `json:"trade1h,omitempty"`
+	Trade24h        *float64 `json:"trade24h,omitempty"`
+	UniqueWallet1h  *float64 `json:"uniqueWallet1h,omitempty"`
+	UniqueWallet24h *float64 `json:"uniqueWallet24h,omitempty"`
+	MarketCap       *float64 `json:"marketCap"`
+	// Holders is the token's holder count when a provider reports it.
+	Holders               *float64 `json:"holders,omitempty"`
 	PriceChange24hPercent *float64 `json:"priceChange24hPercent"`
 	PriceChange1hPercent  *float64 `json:"priceChange1hPercent"`
 	Decimals              *int     `json:"decimals"`

@@ -48,6 +48,9 @@ type DEXMarket struct {
 	Volume24hUSD *float64 `json:"volume24hUsd"`
 	Trade24h     *float64 `json:"trade24h"`
 	URL          string   `json:"url,omitempty"`
+	// CreatedAt is when the pool was created, unix seconds (nil when the
+	// provider does not say). The oldest pool bounds the token's age.
+	CreatedAt *int64 `json:"createdAt,omitempty"`
 	// ProtocolTokens are mints in this pool owned by the protocol itself
 	// (e.g. LP or vault tokens), reported as protocolTokensByMarket.
 	ProtocolTokens []string `json:"-"`
@@ -141,6 +144,8 @@ var (
 	ErrUpstream = errors.New("upstream provider failed")
 	// ErrMalformed: the provider answered something that does not parse.
 	ErrMalformed = errors.New("malformed provider response")
+	// ErrNotFound: the provider does not know the id, ticker or symbol.
+	ErrNotFound = errors.New("not found at provider")
 )
 
 // RateLimitedError is returned on HTTP 429; RetryAfter is zero when the

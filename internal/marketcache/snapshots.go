@@ -232,7 +232,7 @@ func (c *Cache) refreshSnapshots(ctx context.Context, batch []string) error {
 // that has it; price from the first source with a price, whose source is
 // metricsSource and which also supplies the activity fields (volumes,
 // trades, wallets, price changes, lastTradeAt, asOf) it has; liquidity
-// and market cap from the first source that has them. source is the first
+// market cap and holder count from the first source that has them. source is the first
 // source with any of price, liquidity or market cap. lastFetchedAt is the
 // newest contribution's.
 func merge(order []market.SnapshotProvider, sources map[string]market.Token) (*asset.Market, market.Token) {
@@ -272,6 +272,9 @@ func merge(order []market.SnapshotProvider, sources map[string]market.Token) (*a
 		}
 		if out.MarketCap == nil {
 			out.MarketCap = m.MarketCap
+		}
+		if out.Holders == nil {
+			out.Holders = m.Holders
 		}
 		if m.LastFetchedAt != nil && (out.LastFetchedAt == nil || *m.LastFetchedAt > *out.LastFetchedAt) {
 			out.LastFetchedAt = m.LastFetchedAt
