@@ -93,6 +93,7 @@ func wantSOL() market.Token {
 			UniqueWallet1h:        f(144003),
 			UniqueWallet24h:       f(1394679),
 			MarketCap:             f(100263084724.62823),
+			Holders:               f(3472782), // "holder"
 			PriceChange24hPercent: f(0.5781987340724478),
 			PriceChange1hPercent:  f(0.5442958415201495),
 			Decimals:              &nine,
@@ -343,6 +344,7 @@ func TestMarketsFieldMapping(t *testing.T) {
 		LiquidityUSD: f(1733225301.1348372),
 		Volume24hUSD: f(7610352.270776577),
 		Trade24h:     f(1021),
+		CreatedAt:    i64(1716880762), // "createdAt": "2024-05-28T07:19:22.813Z"
 	}}
 	sources := []struct {
 		name string
@@ -433,6 +435,63 @@ func TestMarketsPaging(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestMarketsCreatedAt(t *testing.T) {
+	// Synthetic items: createdAt is optional and read leniently.
+	tests := []struct {
+		name string
+		json string // the createdAt member, or "" for none
+		want *int64
+	}{
+		{"RFC 3339 with millis", `"createdAt":"2021-01-01T00:00:00.999Z"`, i64(1609459200)},
+		{"offset", `"createdAt":"2021-01-01T02:00:00+02:00"`, i64(1609459200)},
+		{"no zone is UTC", `"createdAt":"2021-01-01T00:00:00"`, i64(1609459200)},
+		{"absent", ``, nil},
+		{"null", `"createdAt":null`, nil},
+		{"empty", `"createdAt":""`, nil},
+		{"date only", `"createdAt":"2021-01-01"`, nil},
+		{"garbage", `"createdAt":"yesterday"`, nil},
+		{"number", `"createdAt":1609459200`, nil},
+		{"object", `"createdAt":{"t":1}`, nil},
+		{"epoch", `"createdAt":"1970-01-01T00:00:00Z"`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			member := ""
+			if tt.json != "" {
+				member = "," + tt.json
+			}
+			body := `{"success":true,"data":{"items":[{"address":"pool1","source":"Raydium","base":{"address":"` + mintSOL +
+				`"},"quote":{"address":"` + mintUSDC + `"},"liquidity":10` + member + `}],"total":1}}`
+			ms, _, err := parseMarkets([]byte(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ms) != 1 {
+				t.Fatalf("%d markets, want 1", len(ms))
+			}
+			if diff := cmp.Diff(tt.want, ms[0].CreatedAt); diff != "" {
+				t.Errorf("CreatedAt (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSnapshotsHolderAbsent(t *testing.T) {
+	// A synthetic overview without "holder" leaves Holders nil; a
+	// non-numeric one is malformed like any other number.
+	c := newClient(t, providertest.JSON(200, []byte(`{"success":true,"data":{"address":"`+mintSOL+`","symbol":"TEST","price":1}}`)), nil)
+	got, err := c.Snapshots(context.Background(), []string{mintSOL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := got[mintSOL].Market.Holders; h != nil {
+		t.Errorf("Holders = %v, want nil", *h)
+	}
+	if _, _, err := parseOverview([]byte(`{"success":true,"data":{"address":"x","price":1,"holder":"many"}}`)); !errors.Is(err, market.ErrMalformed) {
+		t.Errorf("holder \"many\": err = %v, want ErrMalformed", err)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/provider/internal/upstream"
@@ -28,6 +30,10 @@ type marketItem struct {
 	Liquidity upstream.Number `json:"liquidity"`
 	Volume24h upstream.Number `json:"volume24h"`
 	Trade24h  upstream.Number `json:"trade24h"`
+	// CreatedAt is the pool's creation time, an ISO-8601 string such as
+	// "2024-05-28T07:19:22.813Z". It is read leniently (see createdAt):
+	// a bad value loses the field, not the market.
+	CreatedAt json.RawMessage `json:"createdAt"`
 }
 
 type marketsData struct {
@@ -75,7 +81,31 @@ func (it marketItem) dexMarket() market.DEXMarket {
 		LiquidityUSD: it.Liquidity.Ptr(),
 		Volume24hUSD: it.Volume24h.Ptr(),
 		Trade24h:     it.Trade24h.Ptr(),
+		CreatedAt:    createdAt(it.CreatedAt),
 	}
+}
+
+// createdAt converts a market item's createdAt to unix seconds (fractions
+// dropped). It accepts an RFC 3339 string, or one without a zone, read as
+// UTC; anything else (absent, null, a number, an unparsable string, a time
+// not after 1970) gives nil.
+func createdAt(raw json.RawMessage) *int64 {
+	var s string
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+		return nil
+	}
+	s = strings.TrimSpace(s)
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		if t, err = time.Parse("2006-01-02T15:04:05.999999999", s); err != nil {
+			return nil
+		}
+	}
+	if t.Unix() <= 0 {
+		return nil
+	}
+	v := t.Unix()
+	return &v
 }
 
 // Markets lists the DEX markets of mint from /defi/v2/markets

@@ -33,6 +33,7 @@ type overview struct {
 	UniqueWallet1h        upstream.Number `json:"uniqueWallet1h"`
 	UniqueWallet24h       upstream.Number `json:"uniqueWallet24h"`
 	LastTradeUnixTime     upstream.Number `json:"lastTradeUnixTime"`
+	Holder                upstream.Number `json:"holder"`
 }
 
 // empty reports whether the object says nothing about a token (Birdeye's
@@ -86,6 +87,7 @@ func (o overview) token(mint string, fetchedAtMs *int64) market.Token {
 			UniqueWallet1h:        o.UniqueWallet1h.Ptr(),
 			UniqueWallet24h:       o.UniqueWallet24h.Ptr(),
 			MarketCap:             o.MarketCap.Ptr(),
+			Holders:               o.Holder.Ptr(),
 			PriceChange24hPercent: o.PriceChange24hPercent.Ptr(),
 			PriceChange1hPercent:  o.PriceChange1hPercent.Ptr(),
 			Decimals:              dec,

@@ -67,6 +67,7 @@ func testdata(t testing.TB, name string) []byte {
 }
 
 func f(v float64) *float64 { return &v }
+func i64(v int64) *int64   { return &v }
 
 // genMints returns n distinct well-formed mints.
 func genMints(n int) []string {
@@ -304,6 +305,7 @@ func TestMarketsRecorded(t *testing.T) {
 		Volume24hUSD: f(5083026.67),
 		Trade24h:     f(9705),
 		URL:          "https://dexscreener.com/solana/bcddhonby65iduz3ev3c9v5xjnkzyu5e56krfhpbm4t9",
+		CreatedAt:    i64(1756577941), // "pairCreatedAt": 1756577941000
 	}
 	if diff := cmp.Diff(wantFirst, ms[0]); diff != "" {
 		t.Errorf("first market (-want +got):\n%s", diff)
@@ -333,6 +335,72 @@ func TestMarketsRecorded(t *testing.T) {
 	ms, err = c.Markets(context.Background(), mintUSD1, 0)
 	if err != nil || len(ms) != DefaultMarketsLimit {
 		t.Errorf("default limit: %d %v", len(ms), err)
+	}
+}
+
+func TestMarketsSnippetCreatedAt(t *testing.T) {
+	// Works without the shared data: pairCreatedAt (unix ms) of the three
+	// trimmed pairs, as unix seconds.
+	c := newClient(t, providertest.JSON(200, testdata(t, "latest_dex_tokens_usd1.json")), nil)
+	ms, err := c.Markets(context.Background(), mintUSD1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, m := range ms {
+		if m.CreatedAt == nil {
+			t.Fatalf("%s: CreatedAt nil", m.Address)
+		}
+		got[m.Address] = *m.CreatedAt
+	}
+	want := map[string]int64{
+		"BCDdHonby65iduz3Ev3c9v5XjNkzyu5e56KRFHpBM4T9": 1756577941, // 1756577941000
+		"6sEkZ73vph5AFYmQTzaV6H5vAQQLZ2C8WqeCQ6MhLqFk": 1758148287, // 1758148287000
+		"BhXM3pVx4NNNSn4KqqkpdBzpbApHbrFrfexaRcGXs1FE": 1762364230, // 1762364230000
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CreatedAt by pair (-want +got):\n%s", diff)
+	}
+}
+
+func TestPairCreatedAt(t *testing.T) {
+	// Synthetic pairs: pairCreatedAt is optional and read leniently.
+	tests := []struct {
+		name string
+		json string // the pairCreatedAt member, or "" for none
+		want *int64
+	}{
+		{"unix ms", `"pairCreatedAt":1609459200999`, i64(1609459200)},
+		{"numeric string", `"pairCreatedAt":"1609459200000"`, i64(1609459200)},
+		{"absent", ``, nil},
+		{"null", `"pairCreatedAt":null`, nil},
+		{"zero", `"pairCreatedAt":0`, nil},
+		{"negative", `"pairCreatedAt":-5000`, nil},
+		{"under a second", `"pairCreatedAt":999`, nil},
+		{"not a number", `"pairCreatedAt":"soon"`, nil},
+		{"ISO string", `"pairCreatedAt":"2021-01-01T00:00:00Z"`, nil},
+		{"huge", `"pairCreatedAt":1e300`, nil},
+		{"object", `"pairCreatedAt":{"ms":1}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			member := ""
+			if tt.json != "" {
+				member = "," + tt.json
+			}
+			body := `[{"chainId":"solana","dexId":"raydium","pairAddress":"P1","baseToken":{"address":"` + mintUSD1 +
+				`"},"quoteToken":{"address":"` + mintUSDC + `"},"priceUsd":"1"` + member + `}]`
+			ps, err := parsePairs([]byte(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ps) != 1 {
+				t.Fatalf("%d pairs, want 1", len(ps))
+			}
+			if diff := cmp.Diff(tt.want, ps[0].dexMarket().CreatedAt); diff != "" {
+				t.Errorf("CreatedAt (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

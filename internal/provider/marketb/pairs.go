@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/market"
@@ -58,6 +59,10 @@ type pair struct {
 	Info      *struct {
 		ImageURL string `json:"imageUrl"`
 	} `json:"info"`
+	// PairCreatedAt is the pair's creation time in unix milliseconds. It
+	// is read leniently (see createdAt): a bad value loses the field, not
+	// the response.
+	PairCreatedAt json.RawMessage `json:"pairCreatedAt"`
 }
 
 func (p pair) liquidity() upstream.Number {
@@ -65,6 +70,18 @@ func (p pair) liquidity() upstream.Number {
 		return upstream.Number{}
 	}
 	return p.Liquidity.USD
+}
+
+// createdAt converts pairCreatedAt (unix ms, a JSON number or numeric
+// string) to unix seconds, rounding down; absent, null, non-numeric or
+// non-positive values give nil.
+func (p pair) createdAt() *int64 {
+	var n upstream.Number
+	if len(p.PairCreatedAt) == 0 || json.Unmarshal(p.PairCreatedAt, &n) != nil || !n.Valid || n.V < 1000 || n.V >= math.MaxInt64 {
+		return nil
+	}
+	v := int64(n.V) / 1000
+	return &v
 }
 
 func (p pair) imageURL() string {
@@ -135,6 +152,7 @@ func (p pair) dexMarket() market.DEXMarket {
 		Volume24hUSD: p.Volume.H24.Ptr(),
 		Trade24h:     p.Txns.H24.total().Ptr(),
 		URL:          p.URL,
+		CreatedAt:    p.createdAt(),
 	}
 }
 
