@@ -107,6 +107,13 @@ const (
 	SourceAnalyticsTrades = "analytics_trades"
 )
 
+// Canonical market sources (canonicalMarket.source).
+const (
+	SourceExtProvider    = "extprovider"
+	SourceAnalyticsStock = "analytics_stock"
+	SourcePreIPO         = "preipo"
+)
+
 // Market is a cached market snapshot of one mint (spec "Market").
 // Nullable numbers are pointers; optional fields use omitempty.
 type Market struct {

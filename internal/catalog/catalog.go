@@ -21,6 +21,22 @@ type Catalog struct {
 	mu      sync.Mutex // serialises rebuilds
 	snap    atomic.Pointer[registry.Snapshot]
 	advice  atomic.Pointer[AdvisoryFunc]
+	canon   atomic.Pointer[CanonicalReader]
+}
+
+// SetCanonical sets where the model reads canonical (asset-level) market
+// data from: canonicalMarket arms, stats overrides and variant preIpo
+// blocks. Without it the model has none.
+func (c *Catalog) SetCanonical(cr CanonicalReader) {
+	c.canon.Store(&cr)
+	c.Rebuild()
+}
+
+func (c *Catalog) canonical() CanonicalReader {
+	if p := c.canon.Load(); p != nil && *p != nil {
+		return *p
+	}
+	return NoCanonical{}
 }
 
 // AdvisoryFunc returns the advisory of a mint, or nil.
@@ -69,7 +85,7 @@ func (c *Catalog) Rebuild() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
-	m := build(c.snap.Load(), c.markets, c.now(), c.advisory)
+	m := build(c.snap.Load(), c.markets, c.canonical(), c.now(), c.advisory)
 	c.cur.Store(m)
 	if c.log != nil {
 		c.log.Debug("catalog model rebuilt", "assets", len(m.assets), "took", time.Since(start))

@@ -55,6 +55,9 @@ type assetModel struct {
 	primary [3]int
 	stats   *asset.Stats // nil when every field is null
 	image   *string
+	// canonical is the canonicalMarket arm (*StockMarket, *PreIPOMarket,
+	// *ExtProviderMarket) or nil.
+	canonical any
 	// order holds variant indexes per sortBy (liquidity, execution
 	// quality, stock redeemability), all variants.
 	order [3][]int
@@ -107,6 +110,9 @@ type model struct {
 	assets  []assetModel
 	byID    map[string]int
 	curated map[string]*curatedModel
+	// lists maps a curated-list member mint to the bit set of its static
+	// lists (bit i = asset.CuratedLists[i]).
+	lists   map[string]uint16
 	builtAt time.Time
 }
 
@@ -115,18 +121,30 @@ const solanaAssetID = "solana"
 func isLSTKind(kind string) bool { return kind == asset.KindYield || kind == asset.KindLST }
 
 // build computes the model from a snapshot and the market cache.
-func build(snap *registry.Snapshot, mr MarketReader, now time.Time, adv func(string) *asset.Advisory) *model {
+func build(snap *registry.Snapshot, mr MarketReader, cr CanonicalReader, now time.Time, adv func(string) *asset.Advisory) *model {
 	all := snap.Assets()
 	m := &model{snap: snap, assets: make([]assetModel, len(all)), byID: make(map[string]int, len(all)), builtAt: now}
 	for i := range all {
 		m.byID[all[i].AssetID] = i
 		buildAsset(&m.assets[i], &all[i], snap, mr, now)
+		applyCanonical(&m.assets[i], &all[i], cr, now)
 		for j := range m.assets[i].variants {
 			v := &m.assets[i].variants[j]
 			v.Advisory = adv(v.Mint)
 		}
 	}
 	m.curated = buildCurated(m, snap)
+	m.lists = map[string]uint16{}
+	for _, l := range snap.CuratedLists() {
+		i := slices.Index(asset.CuratedLists, l.ID)
+		if i < 0 {
+			continue
+		}
+		bit := uint16(1) << i
+		for _, mem := range l.Members {
+			m.lists[mem.Mint] |= bit
+		}
+	}
 	return m
 }
 

@@ -157,7 +157,7 @@ func (am *assetModel) detailView(si, mode int) *detailView {
 	a := am.a
 	d := &Detail{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, Aliases: a.Aliases,
 		ImageURL: am.image, Stats: am.stats, PrimaryVariantStrategy: asset.Strategies[si], PrimaryVariant: am.primaryView(si),
-		VariantGroups: am.groups[mode]}
+		CanonicalMarket: am.canonical, VariantGroups: am.groups[mode]}
 	if d.Aliases == nil {
 		d.Aliases = []string{}
 	}
@@ -379,4 +379,17 @@ func (c *Catalog) VariantMeta(mint string) (assetID, symbol, name string, decima
 		return registry.SingletonAssetID(mint), "", "", nil
 	}
 	return a.AssetID, v.Symbol, v.Name, v.Decimals
+}
+
+// InCuratedList reports whether mint is a member of any of the named
+// static curated lists (majors, lsts, currencies, rwas, etfs, metals,
+// stocks).
+func (c *Catalog) InCuratedList(mint string, ids ...string) bool {
+	set := c.model().lists[mint]
+	for _, id := range ids {
+		if i := slices.Index(asset.CuratedLists, id); i >= 0 && set&(1<<i) != 0 {
+			return true
+		}
+	}
+	return false
 }

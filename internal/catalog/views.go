@@ -22,6 +22,9 @@ type Variant struct {
 	ExecutionQuality *asset.ExecutionQuality `json:"executionQuality"`
 	// Advisory is the operator flag of the mint, null when not flagged.
 	Advisory *asset.Advisory `json:"advisory"`
+	// PreIPO is present on variants of a tokenized pre-IPO equity with a
+	// fresh reference mark and an on-chain price.
+	PreIPO *PreIPOBlock `json:"preIpo,omitempty"`
 }
 
 // Row is an asset row of search and curated results.

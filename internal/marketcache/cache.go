@@ -38,6 +38,10 @@ type Options struct {
 	Markets   market.MarketsProvider    // may be nil
 	OHLCV     market.OHLCVProvider      // may be nil (no volume30dUSD)
 	Metadata  market.MetadataProvider   // may be nil (token identity from snapshots only)
+	// Canonical (asset-level) providers; each may be nil.
+	Coins  market.CoinProvider   // extprovider: coin profile, market stats, tickers, candles
+	Stocks market.StockProvider  // analytics_stock: quotes and candles of mapped equities
+	PreIPO market.PreIPOProvider // preipo: reference marks of pre-IPO equities
 	// Analytics is the trade analytics engine (may be nil). When it has a
 	// market for a mint, its trade-derived fields override the snapshot
 	// providers' (metricsSource analytics_trades); it also serves
@@ -46,9 +50,11 @@ type Options struct {
 	// Workers bounds concurrent provider calls (default 8).
 	Workers int
 	// Budget is each provider's request rate (requests per second, burst
-	// Burst); zero means unlimited.
-	Budget float64
-	Burst  int
+	// Burst); zero means unlimited. Budgets overrides it per source name
+	// (e.g. a slower budget for a keyless external provider).
+	Budget  float64
+	Burst   int
+	Budgets map[string]float64
 	// Deadline bounds one provider call (default 10s).
 	Deadline time.Duration
 	// Capacity bounds each store (default 200,000 keys).
@@ -76,6 +82,11 @@ type Cache struct {
 	markets  *store[[]market.DEXMarket]
 	daily    *store[*float64]
 	meta     *store[market.TokenMeta]
+	coins    *store[entry[market.Coin]]
+	tickers  *store[entry[[]market.Ticker]]
+	quotes   *store[entry[market.StockQuote]]
+	marks    *store[entry[market.PreIPOMark]]
+	series   *store[entry[[]market.Candle]]
 	jobs     chan job
 	limiters map[string]*rate.Limiter
 
@@ -112,7 +123,10 @@ func New(o Options) *Cache {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	c := &Cache{o: o, snaps: newStore[snapVal](o.Capacity), markets: newStore[[]market.DEXMarket](o.Capacity),
-		daily: newStore[*float64](o.Capacity), meta: newStore[market.TokenMeta](o.Capacity), jobs: make(chan job, 4096), limiters: map[string]*rate.Limiter{},
+		daily: newStore[*float64](o.Capacity), meta: newStore[market.TokenMeta](o.Capacity),
+		coins: newStore[entry[market.Coin]](o.Capacity), tickers: newStore[entry[[]market.Ticker]](o.Capacity),
+		quotes: newStore[entry[market.StockQuote]](o.Capacity), marks: newStore[entry[market.PreIPOMark]](o.Capacity),
+		series: newStore[entry[[]market.Candle]](o.Capacity), jobs: make(chan job, 4096), limiters: map[string]*rate.Limiter{},
 		inflight: map[string]time.Time{}, paused: map[string]time.Time{}, wake: make(chan struct{}, 1)}
 	return c
 }
@@ -123,8 +137,12 @@ func (c *Cache) limiter(source string) *rate.Limiter {
 	l := c.limiters[source]
 	if l == nil {
 		lim, burst := rate.Inf, c.o.Burst
-		if c.o.Budget > 0 {
-			lim = rate.Limit(c.o.Budget)
+		budget := c.o.Budget
+		if b, ok := c.o.Budgets[source]; ok {
+			budget = b
+		}
+		if budget > 0 {
+			lim = rate.Limit(budget)
 			burst = max(burst, 1)
 		}
 		l = rate.NewLimiter(lim, burst)

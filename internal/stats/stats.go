@@ -99,15 +99,40 @@ type Provider struct {
 	PriceChange1hPercent  *float64
 }
 
-// ApplyProvider returns s with its price fields (price, marketCap and both
-// price changes) taken from an external canonical provider. Aggregates
-// (liquidity and volumes) are never replaced.
+// ApplyProvider returns s completed by an external canonical provider:
+// marketCap becomes the provider's (the canonical asset's market cap, not
+// one Solana mint's), while price and both price changes keep the
+// primary variant's on-chain values and take the provider's only where
+// those are null. Aggregates (liquidity and volumes) are never replaced.
 func ApplyProvider(s asset.Stats, p Provider) asset.Stats {
-	override(&s.Price, p.Price)
 	override(&s.MarketCap, p.MarketCap)
-	override(&s.PriceChange24hPercent, p.PriceChange24hPercent)
-	override(&s.PriceChange1hPercent, p.PriceChange1hPercent)
+	fill(&s.Price, p.Price)
+	fill(&s.PriceChange24hPercent, p.PriceChange24hPercent)
+	fill(&s.PriceChange1hPercent, p.PriceChange1hPercent)
 	return s
+}
+
+// PreIPO derives the implied company valuation and the premium of a
+// tokenized pre-IPO equity over its reference mark (spec canonicalMarket
+// arm "preipo"):
+//
+//	impliedValuation     = markValuation × basisPrice / markPrice
+//	premiumToMarkPercent = (basisPrice / markPrice − 1) × 100
+//
+// basisPrice is the token's price. Both results are nil when basisPrice
+// or markPrice is missing, non-finite or not positive; implied is also nil
+// without a positive mark valuation.
+func PreIPO(basisPrice, markPrice, markValuation *float64) (implied, premiumPercent *float64) {
+	b, m := finite(basisPrice), finite(markPrice)
+	if b == nil || m == nil || *b <= 0 || *m <= 0 {
+		return nil, nil
+	}
+	prem := (*b / *m - 1) * 100
+	if v := finite(markValuation); v != nil && *v > 0 {
+		iv := *v * *b / *m
+		implied = &iv
+	}
+	return implied, &prem
 }
 
 // IsEmpty reports whether every field of s is null, in which case the spec
@@ -146,6 +171,13 @@ func finite(p *float64) *float64 {
 	}
 	v := *p
 	return &v
+}
+
+// fill sets *dst to a copy of src when *dst is null and src is finite.
+func fill(dst **float64, src *float64) {
+	if *dst == nil {
+		override(dst, src)
+	}
 }
 
 // override replaces *dst with a copy of src when src is finite.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func f(v float64) *float64 { return &v }
@@ -141,14 +142,21 @@ func TestOverrides(t *testing.T) {
 			},
 		},
 		{
-			name: "provider replaces the price fields only",
+			name: "provider replaces market cap and keeps on-chain prices",
 			apply: func(s asset.Stats) asset.Stats {
 				return ApplyProvider(s, Provider{Price: f(12), MarketCap: f(2e6), PriceChange24hPercent: f(3), PriceChange1hPercent: f(0.3)})
 			},
 			want: asset.Stats{
-				Price: f(12), Liquidity: f(500), Volume24hUSD: f(50), Volume30dUSD: f(900),
-				MarketCap: f(2e6), PriceChange24hPercent: f(3), PriceChange1hPercent: f(0.3),
+				Price: f(10), Liquidity: f(500), Volume24hUSD: f(50), Volume30dUSD: f(900),
+				MarketCap: f(2e6), PriceChange24hPercent: f(1), PriceChange1hPercent: f(0.1),
 			},
+		},
+		{
+			name: "provider fills null price fields",
+			apply: func(asset.Stats) asset.Stats {
+				return ApplyProvider(asset.Stats{Liquidity: f(500)}, Provider{Price: f(12), PriceChange24hPercent: f(3), PriceChange1hPercent: f(math.Inf(1))})
+			},
+			want: asset.Stats{Price: f(12), Liquidity: f(500), PriceChange24hPercent: f(3)},
 		},
 		{
 			name: "stock applied after provider wins",
@@ -158,7 +166,7 @@ func TestOverrides(t *testing.T) {
 			},
 			want: asset.Stats{
 				Price: f(11), Liquidity: f(500), Volume24hUSD: f(50), Volume30dUSD: f(900),
-				MarketCap: f(1e6), PriceChange24hPercent: f(1), PriceChange1hPercent: f(0.3),
+				MarketCap: f(1e6), PriceChange24hPercent: f(1), PriceChange1hPercent: f(0.1),
 			},
 		},
 		{
@@ -192,5 +200,39 @@ func TestIsEmpty(t *testing.T) {
 	}
 	if !IsEmpty(Aggregate(nil, -1)) {
 		t.Error("Aggregate(nil) is not empty")
+	}
+}
+
+// TestPreIPO works the pre-IPO math by hand: a mark of $200 per share at a
+// $400B valuation (2e9 shares).
+func TestPreIPO(t *testing.T) {
+	tests := []struct {
+		name                     string
+		basis, mark, valuation   *float64
+		wantImplied, wantPremium *float64
+	}{
+		// 250 / 200 = 1.25: implied 400e9 × 1.25 = 500e9, premium +25 %.
+		{"premium", f(250), f(200), f(400e9), f(500e9), f(25)},
+		// 150 / 200 = 0.75: implied 300e9, discount −25 %.
+		{"discount", f(150), f(200), f(400e9), f(300e9), f(-25)},
+		// at the mark: implied = valuation, premium 0.
+		{"at mark", f(200), f(200), f(400e9), f(400e9), f(0)},
+		{"no valuation keeps the premium", f(250), f(200), nil, nil, f(25)},
+		{"no token price", nil, f(200), f(400e9), nil, nil},
+		{"no mark", f(250), nil, f(400e9), nil, nil},
+		{"zero mark", f(250), f(0), f(400e9), nil, nil},
+		{"negative price", f(-1), f(200), f(400e9), nil, nil},
+		{"NaN price", f(math.NaN()), f(200), f(400e9), nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			implied, premium := PreIPO(tt.basis, tt.mark, tt.valuation)
+			if diff := cmp.Diff(tt.wantImplied, implied, cmpopts.EquateApprox(0, 1e-6)); diff != "" {
+				t.Errorf("implied valuation (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantPremium, premium, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+				t.Errorf("premium (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
