@@ -295,28 +295,6 @@ func (s *Server) ohlcv(w http.ResponseWriter, r *http.Request) error {
 	}{res.AssetID, mint, iv, from, to, s.candles(mint, iv, from, to)})
 }
 
-// GET /v1/assets/{assetId}/price-chart: canonical price candles. No
-// external or stock candle feed is wired, so it is the mint OHLCV of the
-// primary variant (or of the mint parameter).
-func (s *Server) priceChart(w http.ResponseWriter, r *http.Request) error {
-	res, mint, err := s.assetMint(r)
-	if err != nil {
-		return err
-	}
-	iv, from, to, err := s.candleQuery(r)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, struct {
-		AssetID  string          `json:"assetId"`
-		Interval market.Interval `json:"interval"`
-		From     int64           `json:"from"`
-		To       int64           `json:"to"`
-		Source   string          `json:"source"`
-		Candles  []candleOut     `json:"candles"`
-	}{res.AssetID, iv, from, to, asset.SourceAnalyticsTrades, s.candles(mint, iv, from, to)})
-}
-
 // ingestError is one rejected event of an ingest call.
 type ingestError struct {
 	Index int    `json:"index"`

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/assetd/assetd/internal/apierr"
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/catalog"
+	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/registry"
 )
 
@@ -134,25 +136,35 @@ func (s *Server) assetDetail(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := enumParam(q, "ohlcvInterval", "1H", ohlcvIntervals); err != nil {
-		return err
-	}
-	now := s.d.Now().Unix()
-	from, err := int64Param(q.Get("ohlcvFrom"), "ohlcvFrom", now-7*86400)
+	ivs, err := enumParam(q, "ohlcvInterval", "1H", ohlcvIntervals)
 	if err != nil {
 		return err
 	}
+	now := s.d.Now().Unix()
 	to, err := int64Param(q.Get("ohlcvTo"), "ohlcvTo", now)
+	if err != nil {
+		return err
+	}
+	from, err := int64Param(q.Get("ohlcvFrom"), "ohlcvFrom", to-7*86400)
 	if err != nil {
 		return err
 	}
 	if from >= to {
 		return badParam("ohlcvFrom", "ohlcvFrom must be before ohlcvTo", nil)
 	}
-	if _, err := intParam(q, "marketsOffset", 0, 0, 1_000_000, false); err != nil {
+	iv := market.Interval(ivs)
+	if step := int64(iv.Duration() / time.Second); (to-from)/step > MaxCandlesPerRequest {
+		// Include blocks are best effort: a range longer than one request
+		// serves keeps its most recent MaxCandlesPerRequest candles (the
+		// block reports the from it used).
+		from = to - MaxCandlesPerRequest*step
+	}
+	mOffset, err := intParam(q, "marketsOffset", 0, 0, 1_000_000, false)
+	if err != nil {
 		return err
 	}
-	if _, err := intParam(q, "marketsLimit", 10, 1, 50, true); err != nil {
+	mLimit, err := intParam(q, "marketsLimit", 10, 1, 50, true)
+	if err != nil {
 		return err
 	}
 	res, err := s.pathAsset(r)
@@ -168,10 +180,8 @@ func (s *Server) assetDetail(w http.ResponseWriter, r *http.Request) error {
 	}
 	body := detailBody{Asset: d.Asset, Resolution: d.Resolution}
 	if len(includes) > 0 {
-		body.Includes = make(map[string]includeBlock, len(includes))
-		for _, inc := range includes {
-			body.Includes[inc] = includeBlock{Reason: "not_configured", Message: "the " + inc + " block is not served by this build yet"}
-		}
+		body.Includes = s.computeIncludes(r, includes, includeParams{res: res, mint: d.Mint, explicitMint: mint != "",
+			interval: iv, from: from, to: to, marketsOffset: mOffset, marketsLimit: mLimit})
 	}
 	if d.AssetJSON != nil {
 		return writeDetail(w, d.AssetJSON, body)

@@ -240,6 +240,7 @@ type marketRow struct {
 	Volume24h *float64 `json:"volume24h"`
 	Trade24h  *float64 `json:"trade24h"`
 	URL       string   `json:"url,omitempty"`
+	CreatedAt *int64   `json:"createdAt,omitempty"` // unix seconds
 }
 
 // protocolToken identifies a protocol-owned token in a pool.
@@ -256,7 +257,7 @@ func toMarketRow(m market.DEXMarket) marketRow {
 	}
 	return marketRow{Address: m.Address, Venue: m.Venue, Name: name, Base: tokenRef{m.BaseMint, m.BaseSymbol},
 		Quote: tokenRef{m.QuoteMint, m.QuoteSymbol}, Price: m.PriceUSD, Liquidity: m.LiquidityUSD, Volume24h: m.Volume24hUSD,
-		Trade24h: m.Trade24h, URL: m.URL}
+		Trade24h: m.Trade24h, URL: m.URL, CreatedAt: m.CreatedAt}
 }
 
 // GET /v1/assets/{assetId}/markets
@@ -274,6 +275,25 @@ func (s *Server) assetMarkets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return writeJSON(w, http.StatusOK, struct {
+		AssetID string `json:"assetId"`
+		marketsPage
+	}{res.AssetID, s.marketsPage(mint, offset, limit)})
+}
+
+// marketsPage is one page of a mint's cached DEX markets (the markets
+// endpoint and the markets include block).
+type marketsPage struct {
+	Mint                   string                     `json:"mint"`
+	Markets                []marketRow                `json:"markets"`
+	ProtocolTokensByMarket map[string][]protocolToken `json:"protocolTokensByMarket"`
+	Total                  int                        `json:"total"`
+	Offset                 int                        `json:"offset"`
+	Limit                  int                        `json:"limit"`
+	LastUpdatedAt          *int64                     `json:"lastUpdatedAt"`
+}
+
+func (s *Server) marketsPage(mint string, offset, limit int) marketsPage {
 	all, fetched, _ := s.d.Markets.DEXMarkets(mint)
 	page := all[min(offset, len(all)):min(offset+limit, len(all))]
 	rows := make([]marketRow, len(page))
@@ -285,16 +305,7 @@ func (s *Server) assetMarkets(w http.ResponseWriter, r *http.Request) error {
 			protocol[m.Address] = append(protocol[m.Address], protocolToken{Address: pt, Symbol: nonEmptyPtr(sym), Name: nonEmptyPtr(name)})
 		}
 	}
-	return writeJSON(w, http.StatusOK, struct {
-		AssetID                string                     `json:"assetId"`
-		Mint                   string                     `json:"mint"`
-		Markets                []marketRow                `json:"markets"`
-		ProtocolTokensByMarket map[string][]protocolToken `json:"protocolTokensByMarket"`
-		Total                  int                        `json:"total"`
-		Offset                 int                        `json:"offset"`
-		Limit                  int                        `json:"limit"`
-		LastUpdatedAt          *int64                     `json:"lastUpdatedAt"`
-	}{res.AssetID, mint, rows, protocol, len(all), offset, limit, msPtr(fetched)})
+	return marketsPage{mint, rows, protocol, len(all), offset, limit, msPtr(fetched)}
 }
 
 type topMarketRow struct {

@@ -30,6 +30,12 @@ type route struct {
 var (
 	read        = []string{apikey.ScopeAssetsRead}
 	ohlcvRead   = []string{apikey.ScopeAssetsRead, apikey.ScopeOHLCVRead}
+	riskRead    = []string{apikey.ScopeAssetsRead, apikey.ScopeRiskRead}
+	profileRead = []string{apikey.ScopeAssetsRead, apikey.ScopeProfileRead}
+	marketsRead = []string{apikey.ScopeAssetsRead, apikey.ScopeMarketsRead}
+	// detailRead: asset detail accepts assets:read or any include scope;
+	// each include block then checks its own scope (includes.go).
+	detailRead  = []string{apikey.ScopeAssetsRead, apikey.ScopeProfileRead, apikey.ScopeRiskRead, apikey.ScopeOHLCVRead, apikey.ScopeMarketsRead}
 	tradesWrite = []string{apikey.ScopeTradesWrite}
 )
 
@@ -43,6 +49,7 @@ const (
 	cacheLists   = "private, max-age=30"
 	cacheCandles = "private, max-age=60, stale-while-revalidate=300"
 	cacheTrend   = "private, max-age=30"
+	cacheProfile = "private, max-age=300, stale-while-revalidate=600"
 )
 
 // routes is the route table: every endpoint, its scope, its cache policy.
@@ -59,15 +66,21 @@ func (s *Server) routes() []route {
 		{pattern: "POST /v1/assets/market-snapshots", scopes: read, cache: cacheMarkets, handler: s.marketSnapshots},
 		{pattern: "GET /v1/assets/variant-markets", scopes: read, cache: cacheMarkets, handler: s.variantMarkets},
 		{pattern: "GET /v1/assets/trending", scopes: read, cache: cacheTrend, handler: s.trendingList},
+		{pattern: "GET /v1/assets/risk-summary", scopes: riskRead, cache: noStore, handler: s.mintRiskSummary},
 
 		// Asset by id.
-		{pattern: "GET /v1/assets/{assetId}", scopes: read, cache: cacheDetail, handler: s.assetDetail},
+		{pattern: "GET /v1/assets/{assetId}", scopes: detailRead, cache: cacheDetail, handler: s.assetDetail},
 		{pattern: "GET /v1/assets/{assetId}/variants", scopes: read, cache: cacheDetail, handler: s.assetVariants},
 		{pattern: "GET /v1/assets/{assetId}/variant-market", scopes: read, cache: cacheMarkets, handler: s.variantMarket},
-		{pattern: "GET /v1/assets/{assetId}/markets", scopes: read, cache: cacheMarkets, handler: s.assetMarkets},
+		{pattern: "GET /v1/assets/{assetId}/markets", scopes: marketsRead, cache: cacheMarkets, handler: s.assetMarkets},
 		{pattern: "GET /v1/assets/{assetId}/variant-top-markets", scopes: read, cache: cacheMarkets, handler: s.variantTopMarkets},
 		{pattern: "GET /v1/assets/{assetId}/ohlcv", scopes: ohlcvRead, cache: cacheCandles, handler: s.ohlcv},
 		{pattern: "GET /v1/assets/{assetId}/price-chart", scopes: read, cache: cacheCandles, handler: s.priceChart},
+		{pattern: "GET /v1/assets/{assetId}/profile", scopes: profileRead, cache: cacheProfile, handler: s.assetProfile},
+		{pattern: "GET /v1/assets/{assetId}/tickers", scopes: profileRead, cache: cacheProfile, handler: s.assetTickers},
+		{pattern: "GET /v1/assets/{assetId}/description", scopes: profileRead, cache: cacheProfile, handler: s.assetDescription},
+		{pattern: "GET /v1/assets/{assetId}/risk-summary", scopes: riskRead, cache: noStore, handler: s.assetRisk(false)},
+		{pattern: "GET /v1/assets/{assetId}/risk-details", scopes: riskRead, cache: noStore, handler: s.assetRisk(true)},
 
 		// Internal trade ingest (8 MiB body, its own limit; see ingestTrades).
 		{pattern: "POST /v1/internal/trades", scopes: tradesWrite, cache: noStore, handler: s.ingestTrades},

@@ -45,6 +45,11 @@ type Deps struct {
 	Catalog *catalog.Catalog
 	// Markets is the market cache (nil: nothing cached).
 	Markets MarketData
+	// Canonical is the canonical (asset-level) part of the market cache
+	// (nil: nothing cached); ExternalProvider says an external coin
+	// provider feeds it (profiles answer "not_configured" otherwise).
+	Canonical        CanonicalData
+	ExternalProvider bool
 	// Lists serves the v2 community lists (nil: the v2 routes answer 404);
 	// ListViews is their in-memory read model (required with Lists).
 	Lists     *lists.Service
@@ -89,6 +94,9 @@ func New(d Deps) *Server {
 	}
 	if d.Markets == nil {
 		d.Markets = noMarkets{}
+	}
+	if d.Canonical == nil {
+		d.Canonical = noCanonical{}
 	}
 	if d.Advisories == nil {
 		d.Advisories = noAdvisories{}

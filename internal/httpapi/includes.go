@@ -1,0 +1,125 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/registry"
+	"github.com/assetd/assetd/internal/risk"
+)
+
+// IncludeDeadline bounds the include blocks of one asset detail call; a
+// block still running then answers {ok:false, reason:"timeout"}.
+const IncludeDeadline = 250 * time.Millisecond
+
+// includeScopes is the fine-grained scope of each include block.
+var includeScopes = map[string]string{
+	"profile": apikey.ScopeProfileRead,
+	"risk":    apikey.ScopeRiskRead,
+	"ohlcv":   apikey.ScopeOHLCVRead,
+	"markets": apikey.ScopeMarketsRead,
+}
+
+// includeParams are what the include blocks of one call depend on.
+type includeParams struct {
+	res                         registry.Resolution
+	mint                        string // the include mint: mint param, path mint or primary
+	explicitMint                bool   // the mint parameter was given
+	interval                    market.Interval
+	from, to                    int64
+	marketsOffset, marketsLimit int
+}
+
+// computeIncludes computes the requested blocks concurrently under
+// IncludeDeadline. A block never fails the call: a key without the block's
+// scope (and without assets:read) gets reason "forbidden", a panic or a
+// missed deadline its own reason.
+func (s *Server) computeIncludes(r *http.Request, names []string, p includeParams) map[string]includeBlock {
+	out := make(map[string]includeBlock, len(names))
+	k := KeyFrom(r.Context())
+	type result struct {
+		name string
+		b    includeBlock
+	}
+	ch := make(chan result, len(names))
+	running := 0
+	for _, name := range names {
+		if k != nil && !k.HasScope(apikey.ScopeAssetsRead) && !k.HasScope(includeScopes[name]) {
+			out[name] = includeBlock{Reason: reasonForbidden,
+				Message: fmt.Sprintf("the API key lacks the %s or %s scope", apikey.ScopeAssetsRead, includeScopes[name])}
+			continue
+		}
+		running++
+		go func() {
+			defer func() {
+				if v := recover(); v != nil {
+					s.d.Log.ErrorContext(r.Context(), "include block panicked", "block", name, "request_id", requestID(r.Context()), "panic", v)
+					ch <- result{name, includeBlock{Reason: reasonError, Message: "the " + name + " block failed"}}
+				}
+			}()
+			ch <- result{name, s.includeBlock(name, p)}
+		}()
+	}
+	if running == 0 {
+		return out
+	}
+	t := time.NewTimer(IncludeDeadline)
+	defer t.Stop()
+	for running > 0 {
+		select {
+		case res := <-ch:
+			out[res.name] = res.b
+			running--
+		case <-t.C:
+			for _, name := range names {
+				if _, done := out[name]; !done {
+					out[name] = includeBlock{Reason: reasonTimeout, Message: "the " + name + " block missed the include deadline"}
+				}
+			}
+			return out
+		}
+	}
+	return out
+}
+
+// includeBlock computes one block from memory.
+func (s *Server) includeBlock(name string, p includeParams) includeBlock {
+	switch name {
+	case "profile":
+		return s.profileBlock(s.registryAsset(p.res))
+	case "risk":
+		in := s.riskInput(p.mint)
+		d := risk.Score(in)
+		return includeBlock{OK: true, Data: struct {
+			Mint string `json:"mint"`
+			risk.Details
+		}{p.mint, d}}
+	case "ohlcv":
+		return includeBlock{OK: true, Data: s.ohlcvBlock(p)}
+	case "markets":
+		return includeBlock{OK: true, Data: s.marketsPage(p.mint, p.marketsOffset, p.marketsLimit)}
+	}
+	return includeBlock{Reason: reasonError, Message: "unknown block " + name}
+}
+
+// ohlcvBlock: mapped public equities use the canonical stock candles
+// unless the mint parameter was given (falling back to the mint's candles
+// when none are cached); everything else uses the include mint's candles.
+func (s *Server) ohlcvBlock(p includeParams) any {
+	c, ok := chart{}, false
+	if !p.explicitMint {
+		c, ok = s.stockChart(s.registryAsset(p.res), p.interval, p.from, p.to)
+	}
+	if !ok {
+		c = s.mintChart(p.mint, p.interval, p.from, p.to)
+	}
+	return struct {
+		Interval market.Interval `json:"interval"`
+		From     int64           `json:"from"`
+		To       int64           `json:"to"`
+		chart
+	}{p.interval, p.from, p.to, c}
+}
