@@ -10,8 +10,9 @@ import (
 	"github.com/assetd/assetd/internal/stats"
 )
 
-// PreIPOMaxAge: a pre-IPO reference mark fetched longer ago than this is
-// ignored (no preipo arm, no variant preIpo blocks).
+// PreIPOMaxAge: a pre-IPO reference mark fetched longer ago than this, or
+// dated by its feed longer ago than this, is ignored (no preipo arm, no
+// variant preIpo blocks).
 const PreIPOMaxAge = 24 * time.Hour
 
 // CanonicalReader reads the cached canonical (asset-level) market data.
@@ -113,7 +114,9 @@ func applyCanonical(am *assetModel, a *registry.Asset, cr CanonicalReader, now t
 	// Variant preIpo blocks and the preipo arm.
 	var pre *PreIPOMarket
 	if a.PreIPO != nil && a.PreIPO.Symbol != "" {
-		if mk, at, ok := cr.PreIPOMark(a.PreIPO.Symbol); ok && now.Sub(at) <= PreIPOMaxAge && positive(mk.MarkPriceUSD) {
+		mk, at, ok := cr.PreIPOMark(a.PreIPO.Symbol)
+		fresh := ok && now.Sub(at) <= PreIPOMaxAge && (mk.UpdatedAt.IsZero() || now.Sub(mk.UpdatedAt) <= PreIPOMaxAge)
+		if fresh && positive(mk.MarkPriceUSD) {
 			for i := range am.variants {
 				v := &am.variants[i]
 				if v.Market == nil || !positive(v.Market.Price) {

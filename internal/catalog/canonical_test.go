@@ -147,3 +147,21 @@ func TestStalePreIPOMarkIsOmitted(t *testing.T) {
 		}
 	}
 }
+
+func TestPreIPOMarkDatedByFeed(t *testing.T) {
+	c, mr := newSeedCatalog(t, "canonical")
+	spacex, _ := c.Snapshot().Asset("spacex")
+	mr.mu.Lock()
+	mr.markets[spacex.PreIPO.Mint] = &asset.Market{Price: fp(250), Liquidity: fp(2e6)}
+	mr.mu.Unlock()
+	for _, tt := range []struct {
+		updated time.Duration
+		want    bool
+	}{{time.Hour, true}, {PreIPOMaxAge + time.Hour, false}} {
+		mark := map[string]market.PreIPOMark{"SPACEX": {Symbol: "SPACEX", MarkPriceUSD: fp(200), UpdatedAt: testNow.Add(-tt.updated)}}
+		c.SetCanonical(mapCanonical{marks: mark, at: testNow}) // fetched just now
+		if _, got := detailOf(t, c, "spacex").CanonicalMarket.(*PreIPOMarket); got != tt.want {
+			t.Errorf("mark dated %v ago, fetched now: arm present=%v; want %v", tt.updated, got, tt.want)
+		}
+	}
+}

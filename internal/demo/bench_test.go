@@ -143,3 +143,32 @@ func BenchmarkNew(b *testing.B) {
 		_ = New(Config{Assets: assets, Now: fixedClock(testNow)})
 	}
 }
+
+// BenchmarkCoin is one coin profile (including the all-time high over the
+// served history) against a warm world.
+func BenchmarkCoin(b *testing.B) {
+	w := New(Config{Assets: seedAssets(b), Now: fixedClock(testNow)})
+	coins := w.Coins()
+	ctx := context.Background()
+	if _, err := coins.Coin(ctx, "solana"); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := coins.Coin(ctx, "solana"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCoinCold is one coin profile against a fresh world.
+func BenchmarkCoinCold(b *testing.B) {
+	assets := seedAssets(b)
+	ctx := context.Background()
+	for b.Loop() {
+		w := New(Config{Assets: assets, Now: fixedClock(testNow)})
+		if _, err := w.Coins().Coin(ctx, "solana"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -13,7 +13,10 @@
 // World implements market.SnapshotProvider, market.MarketsProvider and
 // market.OHLCVProvider, plus a trade-stream hook (Trades). It reports the
 // spec source "marketdata_a" so responses stay inside the spec's enum;
-// Simulated() tells the HTTP layer to flag the data as simulated.
+// Simulated() tells the HTTP layer to flag the data as simulated. The
+// canonical (asset-level) feeds come from adapters: Coins()
+// (market.CoinProvider, "extprovider"), Stocks() (market.StockProvider,
+// "analytics_stock") and PreIPO() (market.PreIPOProvider, "preipo").
 package demo
 
 import (
@@ -83,6 +86,7 @@ type World struct {
 // built; SetAssets swaps it whole.
 type catalog struct {
 	byMint map[string]*profile
+	canon  canonIndex
 }
 
 // New builds a World.
@@ -112,10 +116,11 @@ func New(cfg Config) *World {
 // Mints keep their numbers as long as the registry facts about them stay
 // the same.
 func (w *World) SetAssets(assets []registry.Asset) {
-	c := &catalog{byMint: make(map[string]*profile)}
+	c := &catalog{byMint: make(map[string]*profile), canon: newCanonIndex()}
 	for i := range assets {
 		a := &assets[i]
 		ps := w.assetPath(a)
+		c.canon.add(w.canonAsset(a, ps))
 		for j := range a.Variants {
 			v := &a.Variants[j]
 			if v.Mint == "" {

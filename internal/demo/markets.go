@@ -19,7 +19,27 @@ type poolSpec struct {
 	liqW, volW  float64 // shares of the mint's liquidity and volume
 	devBps      float64 // max price deviation from the mint price
 	protocol    []string
+	// Creation: a fixed unix second when cycle is 0; else the pool is
+	// created created seconds after the start of the mint's current
+	// relaunch cycle (cycle seconds long, starting at phase mod cycle).
+	created, cycle, phase int64
 }
+
+// Pool creation times (DEXMarket.CreatedAt). Registry mints' pools date
+// from fixed, seeded instants in [poolEpochMin, poolEpochMax): months to
+// years old. A long-tail mint's pools are either old the same way (from
+// longTailEpochMin on) or, with chance freshLongTailChance, fresh: the
+// mint "relaunches" every cycle (freshCycleMin..freshCycleMax, seeded) and
+// its pools date from the start of the current cycle, so they are only
+// hours or days old and the risk model's new-token rules fire in the demo.
+const (
+	poolEpochMin        = 1_614_556_800 // 2021-03-01T00:00Z
+	poolEpochMax        = 1_740_787_200 // 2025-03-01T00:00Z
+	longTailEpochMin    = 1_672_531_200 // 2023-01-01T00:00Z
+	freshLongTailChance = 0.3
+	freshCycleMin       = 12 * secPerHour
+	freshCycleMax       = 14 * secPerDay
+)
 
 const (
 	venueRaydium  = "Raydium"
@@ -92,7 +112,56 @@ func (w *World) buildPools(p *profile) []poolSpec {
 		pools[i].volW /= volSum
 	}
 	sort.SliceStable(pools, func(i, j int) bool { return pools[i].liqW > pools[j].liqW })
+	poolAges(p, pools)
 	return pools
+}
+
+// poolAges sets the creation schedule of a mint's pools (see
+// poolEpochMin): the deepest pool is the oldest, the others follow it. It
+// draws from its own stream so the rest of the pool shapes do not depend
+// on it.
+func poolAges(p *profile, pools []poolSpec) {
+	q := newSeq(derive(p.key, tagPoolAge))
+	lo := float64(poolEpochMin)
+	if !p.known {
+		lo = longTailEpochMin
+		if q.u() < freshLongTailChance {
+			cycle := int64(q.logBetween(freshCycleMin, freshCycleMax))
+			phase := int64(q.u() * float64(cycle))
+			for i := range pools {
+				var off int64
+				if i > 0 {
+					off = int64(q.u() * 0.25 * float64(cycle))
+				}
+				pools[i].created, pools[i].cycle, pools[i].phase = off, cycle, phase
+			}
+			return
+		}
+	}
+	t0 := lo + (poolEpochMax-lo)*q.u()
+	for i := range pools {
+		t := t0
+		if i > 0 {
+			t += q.logBetween(1, 400) * secPerDay
+		}
+		pools[i].created = int64(math.Min(t, poolEpochMax))
+	}
+}
+
+// createdAt is the pool's creation time (unix seconds) seen at second sec
+// with history start hs. A fresh pool dates from the start of the current
+// relaunch cycle (never after sec). With a clock so early that the served
+// history would start before poolEpochMax, fixed dates shift back so every
+// pool still predates the history.
+func (sp *poolSpec) createdAt(sec, hs int64) int64 {
+	if sp.cycle > 0 {
+		start := floorDiv(sec-sp.phase, sp.cycle)*sp.cycle + sp.phase
+		return min(start+sp.created, sec)
+	}
+	if shift := poolEpochMax + secPerDay - hs; shift > 0 {
+		return sp.created - shift
+	}
+	return sp.created
 }
 
 // poolSpecs returns the pool shapes of a mint (built on first use for
@@ -108,8 +177,9 @@ func (p *profile) poolSpecs(w *World) []poolSpec {
 
 // Markets lists the simulated DEX pools of a mint, most liquid first
 // (limit <= 0: all). Pool liquidity, 24h volume and 24h trades sum to the
-// mint's snapshot figures at the same instant. An invalid mint gives no
-// pools.
+// mint's snapshot figures at the same instant. CreatedAt is a seeded
+// creation time (see poolEpochMin); the most liquid pool is the oldest. An
+// invalid mint gives no pools.
 func (w *World) Markets(ctx context.Context, mint string, limit int) ([]market.DEXMarket, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, err
@@ -119,6 +189,7 @@ func (w *World) Markets(ctx context.Context, mint string, limit int) ([]market.D
 		return nil, nil
 	}
 	_, sec, minute := w.clock()
+	hs := w.historyStart(sec)
 	m := w.metrics(p, sec, minute)
 	pools := p.poolSpecs(w)
 	n := len(pools)
@@ -149,6 +220,7 @@ func (w *World) Markets(ctx context.Context, mint string, limit int) ([]market.D
 			BaseMint: p.mint, BaseSymbol: p.symbol,
 			QuoteMint: sp.quoteMint, QuoteSymbol: sp.quoteSymbol,
 			PriceUSD: &price, LiquidityUSD: ptr(math.Max(0, liq)), Volume24hUSD: ptr(math.Max(0, vol)), Trade24h: &tr,
+			CreatedAt:      ptr(sp.createdAt(sec, hs)),
 			ProtocolTokens: append([]string(nil), sp.protocol...),
 		})
 	}

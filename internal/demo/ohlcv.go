@@ -29,6 +29,17 @@ func (w *World) OHLCV(ctx context.Context, mint string, iv market.Interval, from
 		return nil, nil
 	}
 	_, sec, minute := w.clock()
+	return w.candles(ctx, p, p.path.lnLevel+p.lnFactor, iv, from, to, sec, minute)
+}
+
+// candles builds the candles of a profile's path priced at exp(base +
+// warp(x)), with the profile's flows as volume, whose open time lies in
+// [from, to) within the served history. OHLCV uses a mint's profile and
+// base; the canonical feeds use an asset-level flow profile and the bare
+// level (see canonical.go). iv must be a known interval; sec and minute
+// are the clock (see World.clock).
+func (w *World) candles(ctx context.Context, p *profile, base float64, iv market.Interval, from, to, sec, minute int64) ([]market.Candle, error) {
+	d := int64(iv.Duration() / time.Second)
 	start := max(from, w.historyStart(sec))
 	end := min(to, minute)
 	first := align(start, iv)
@@ -38,7 +49,7 @@ func (w *World) OHLCV(ctx context.Context, mint string, iv market.Interval, from
 	if first >= end {
 		return []market.Candle{}, nil
 	}
-	c := &candler{w: w, p: p, base: p.path.lnLevel + p.lnFactor, minute: minute}
+	c := &candler{w: w, p: p, base: base, minute: minute}
 	out := make([]market.Candle, 0, (end-first+d-1)/d)
 	for open := first; open < end; open += d {
 		if len(out)%256 == 255 {

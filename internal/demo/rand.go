@@ -53,6 +53,11 @@ const (
 	tagWallet
 	tagSignature
 	tagLastSecond
+	tagPoolAge
+	tagCanonical
+	tagCoinFlow
+	tagStockFlow
+	tagTickers
 )
 
 // derive combines a key with further words into a new key.
