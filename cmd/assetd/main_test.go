@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -388,6 +389,81 @@ func TestDemoServesEveryCuratedAsset(t *testing.T) {
 	_, _, top := s.get(t, "/v1/assets/solana/variant-top-markets", hdr)
 	if vs, _ := top["variants"].([]any); len(vs) == 0 || vs[0].(map[string]any)["topMarket"] == nil {
 		t.Errorf("variant-top-markets: %v", top)
+	}
+
+	// Asset detail with all four includes: risk, ohlcv and markets are ok
+	// blocks for every curated asset.
+	_, _, cur := s.get(t, "/v1/assets/curated?list=all", hdr)
+	for _, r := range cur["assets"].([]any) {
+		id := r.(map[string]any)["assetId"].(string)
+		_, _, det := s.get(t, "/v1/assets/"+id+"?include=profile,risk,ohlcv,markets", hdr)
+		inc, _ := det["includes"].(map[string]any)
+		for _, b := range []string{"risk", "ohlcv", "markets"} {
+			if blk, _ := inc[b].(map[string]any); blk["ok"] != true {
+				t.Errorf("%s: %s block %v", id, b, blk)
+			}
+		}
+		if p, _ := inc["profile"].(map[string]any); p["ok"] != true && p["reason"] != "not_available" && p["reason"] != "not_found" {
+			t.Errorf("%s: profile block %v", id, p)
+		}
+	}
+	// The simulated world supplies all three canonical kinds.
+	for id, source := range map[string]string{"tesla": "analytics_stock", "spacex": "preipo", "bitcoin": "extprovider"} {
+		eventually(t, 5*time.Second, id+" canonicalMarket "+source, func() bool {
+			_, _, det := s.get(t, "/v1/assets/"+id, hdr)
+			cm, _ := det["asset"].(map[string]any)["canonicalMarket"].(map[string]any)
+			return cm["source"] == source
+		})
+	}
+}
+
+// TestCanonicalFiles: the stock file feeds tesla's analytics_stock arm and
+// stats; the pre-IPO marks file feeds spacex's preipo arm (synthetic
+// marks, basis the file's token price since no market data is cached).
+func TestCanonicalFiles(t *testing.T) {
+	stocks := filepath.Join("..", "..", "..", "shared", "data", "ohlcv-equities-mag7-1d-2013-2023.csv")
+	if _, err := os.Stat(stocks); err != nil {
+		t.Skipf("shared data not present (%v)", err)
+	}
+	dir := t.TempDir()
+	marks := filepath.Join(dir, "marks.json")
+	doc := `{"marks":[{"note":"synthetic test mark","symbol":"SPACEX","markPriceUsd":200,"markValuationUsd":400000000000,"tokenPriceUsd":250,"updatedAt":"` +
+		time.Now().UTC().Add(-time.Hour).Format(time.RFC3339) + `"}]}`
+	if err := os.WriteFile(marks, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key := strings.TrimSpace(mustCLI(t, "keys", "create", "--project", "files", "--data-dir", dir))
+	s := startServer(t, "--data-dir", dir, "--stock-file", stocks, "--preipo-file", marks)
+	hdr := map[string]string{"X-Api-Key": key}
+	var tesla, spacex map[string]any
+	eventually(t, 5*time.Second, "canonical arms from files", func() bool {
+		_, _, d1 := s.get(t, "/v1/assets/tesla", hdr)
+		_, _, d2 := s.get(t, "/v1/assets/spacex", hdr)
+		tesla, _ = d1["asset"].(map[string]any)
+		spacex, _ = d2["asset"].(map[string]any)
+		c1, _ := tesla["canonicalMarket"].(map[string]any)
+		c2, _ := spacex["canonicalMarket"].(map[string]any)
+		return c1 != nil && c2 != nil
+	})
+	// TSLA's last close in the file (2023-12-29) is 248.47999572753906.
+	cm := tesla["canonicalMarket"].(map[string]any)
+	if cm["source"] != "analytics_stock" || cm["price"] != 248.47999572753906 || tesla["stats"].(map[string]any)["price"] != 248.47999572753906 {
+		t.Errorf("tesla: canonicalMarket %v stats %v", cm, tesla["stats"])
+	}
+	// 400e9 × 250 / 200 = 500e9; premium (250/200 − 1) × 100 = 25.
+	cm = spacex["canonicalMarket"].(map[string]any)
+	if cm["source"] != "preipo" || cm["marketCap"] != 500e9 || cm["premiumToMarkPercent"] != 25.0 {
+		t.Errorf("spacex: canonicalMarket %v", cm)
+	}
+	// Christmas week 2023: sessions on the 26th, 27th, 28th and 29th. The
+	// first read schedules the window; a later one serves it.
+	var pc map[string]any
+	eventually(t, 5*time.Second, "stock candles cached", func() bool {
+		_, _, pc = s.get(t, "/v1/assets/tesla/price-chart?interval=1D&from=1703462400&to=1703894400", hdr)
+		return pc["source"] == "analytics_stock"
+	})
+	if len(pc["candles"].([]any)) != 4 {
+		t.Errorf("tesla price-chart from the stock file: %v", pc)
 	}
 }
 

@@ -47,6 +47,13 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.StringVar(&cfg.market.metaURL, "token-metadata-url", c.env("ASSETD_TOKEN_METADATA_URL", ""), "base URL of a Jupiter Tokens v2 compatible metadata API; with it or a key, names unknown mints (env ASSETD_TOKEN_METADATA_URL)")
 	fs.StringVar(&cfg.market.metaKey, "token-metadata-key", c.env("ASSETD_TOKEN_METADATA_KEY", ""), "API key of the token metadata API (env ASSETD_TOKEN_METADATA_KEY)")
 	fs.Float64Var(&cfg.market.budget, "provider-budget", 5, "requests per second each real provider may receive")
+	fs.BoolVar(&cfg.market.ext, "extprovider", c.envBool("ASSETD_EXTPROVIDER"), "use the CoinGecko-compatible external provider (keyless public API unless a key is given) for canonical market data, profiles, tickers and price charts (env ASSETD_EXTPROVIDER)")
+	fs.StringVar(&cfg.market.extKey, "extprovider-key", c.env("ASSETD_EXTPROVIDER_KEY", ""), "API key of the external provider; enables it (env ASSETD_EXTPROVIDER_KEY)")
+	fs.StringVar(&cfg.market.extURL, "extprovider-url", c.env("ASSETD_EXTPROVIDER_URL", ""), "base URL of the external provider (default: the vendor's public or pro API)")
+	fs.BoolVar(&cfg.market.extPro, "extprovider-pro", c.envBool("ASSETD_EXTPROVIDER_PRO"), "the key is a pro key (pro base URL and header) (env ASSETD_EXTPROVIDER_PRO)")
+	fs.Float64Var(&cfg.market.extBudget, "extprovider-budget", 0.4, "requests per second the external provider may receive (its free tier allows about 30 a minute); calls over it are deferred, never queued")
+	fs.StringVar(&cfg.market.stockFile, "stock-file", c.env("ASSETD_STOCK_FILE", ""), "CSV of daily stock candles (ticker,date,open,high,low,close,volume) for mapped public equities (env ASSETD_STOCK_FILE)")
+	fs.StringVar(&cfg.market.preIPOFile, "preipo-file", c.env("ASSETD_PREIPO_FILE", ""), "JSON file of pre-IPO reference marks (docs/providers.md) (env ASSETD_PREIPO_FILE)")
 	fs.DurationVar(&cfg.market.warmInterval, "warm-interval", 30*time.Second, "how often every registry mint's market data is re-warmed")
 	fs.DurationVar(&cfg.market.startupWarmup, "startup-warmup", 3*time.Second, "how long start-up may spend filling the market cache before serving")
 	fs.IntVar(&cfg.lists.ListsPerProject, "lists-per-project", lists.DefaultListsPerProject, "community lists one project may own")
@@ -84,8 +91,8 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	if cfg.shutdownGrace <= 0 || cfg.reloadInterval < 50*time.Millisecond || cfg.reloadInterval > 2*time.Second {
 		errs = append(errs, errors.New("--shutdown-grace must be positive and --reload-interval within 50ms..2s"))
 	}
-	if cfg.market.budget <= 0 || cfg.market.warmInterval < time.Second || cfg.market.startupWarmup < 0 {
-		errs = append(errs, errors.New("--provider-budget must be positive, --warm-interval at least 1s and --startup-warmup not negative"))
+	if cfg.market.budget <= 0 || cfg.market.extBudget <= 0 || cfg.market.warmInterval < time.Second || cfg.market.startupWarmup < 0 {
+		errs = append(errs, errors.New("--provider-budget and --extprovider-budget must be positive, --warm-interval at least 1s and --startup-warmup not negative"))
 	}
 	cfg.lists = cfg.lists.WithDefaults()
 	if err := cfg.lists.Validate(); err != nil {
@@ -151,6 +158,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	poller.On(storage.TopicKeys, keys.Reload)
 	advisories := lists.NewAdvisoryIndex(st)
 	cat.SetAdvisories(advisories.Get)
+	cat.SetCanonical(mp.cache)
 	poller.On(storage.TopicAdvisories, func(ctx context.Context) error {
 		if err := advisories.Reload(ctx); err != nil {
 			return err
@@ -196,6 +204,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	rec := usage.NewRecorder(st, log, usage.Options{})
 	api := httpapi.New(httpapi.Deps{
 		Log: log, Metrics: m, Keys: keys, Limiter: ratelimit.NewMemory(), Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
+		Canonical: mp.cache, ExternalProvider: mp.external,
 		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,

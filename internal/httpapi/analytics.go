@@ -221,7 +221,7 @@ type candleOut struct {
 	Low    float64 `json:"low"`
 	Close  float64 `json:"close"`
 	Volume float64 `json:"volume"`
-	Trades int64   `json:"trades"`
+	Trades int64   `json:"trades,omitempty"` // trade-derived candles only (never 0 there)
 	IsOpen bool    `json:"isOpen,omitempty"`
 }
 

@@ -10,6 +10,7 @@ package marketcache
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -51,7 +52,8 @@ type Options struct {
 	Workers int
 	// Budget is each provider's request rate (requests per second, burst
 	// Burst); zero means unlimited. Budgets overrides it per source name
-	// (e.g. a slower budget for a keyless external provider).
+	// (e.g. a slower budget for a keyless external provider); calls over
+	// such a budget fail with ErrOverBudget instead of waiting.
 	Budget  float64
 	Burst   int
 	Budgets map[string]float64
@@ -74,6 +76,10 @@ type snapVal struct {
 	meta    market.Token // identity fields of the chosen source
 	sources map[string]market.Token
 }
+
+// ErrOverBudget: a call to a source with its own budget was deferred
+// because the budget was spent.
+var ErrOverBudget = errors.New("provider budget spent; call deferred")
 
 // Cache is safe for concurrent use. Start it with Run.
 type Cache struct {
@@ -198,7 +204,14 @@ func (c *Cache) call(ctx context.Context, source string, fn func(ctx context.Con
 	if d := until.Sub(c.o.Now()); d > 0 {
 		return &market.RateLimitedError{RetryAfter: d} // honour the provider's Retry-After
 	}
-	if err := c.limiter(source).Wait(ctx); err != nil {
+	if _, own := c.o.Budgets[source]; own {
+		// A source with its own (slow) budget never holds a worker
+		// waiting: a call over budget is deferred, and its key retried
+		// after RetryBackoff.
+		if !c.limiter(source).Allow() {
+			return fmt.Errorf("%s: %w", source, ErrOverBudget)
+		}
+	} else if err := c.limiter(source).Wait(ctx); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.o.Deadline)

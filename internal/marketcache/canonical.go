@@ -1,8 +1,11 @@
 package marketcache
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -121,8 +124,9 @@ func (c *Cache) PreIPOMark(symbol string) (market.PreIPOMark, time.Time, bool) {
 	}))
 }
 
-// seriesSpan is how much history one cached candle series holds per
-// interval; requests read their window out of it.
+// seriesSpan is the length of one cached candle window per interval.
+// Windows are aligned to multiples of the span since the epoch; a request
+// reads the windows its range touches (at most maxSeriesWindows).
 func seriesSpan(iv market.Interval) time.Duration {
 	switch iv {
 	case "1m":
@@ -132,49 +136,85 @@ func seriesSpan(iv market.Interval) time.Duration {
 	case "15m":
 		return 7 * 24 * time.Hour
 	case "1H":
-		return 31 * 24 * time.Hour
+		return 30 * 24 * time.Hour
 	case "4H":
 		return 90 * 24 * time.Hour
 	case "1D":
-		return 2 * 365 * 24 * time.Hour
+		return 730 * 24 * time.Hour
 	}
-	return 5 * 365 * 24 * time.Hour
+	return 1820 * 24 * time.Hour // 1W: 260 weeks
 }
 
-// seriesTTL: a series is refreshed after one interval, between 2 and 30
-// minutes.
+// maxSeriesWindows bounds the windows one read touches (the most recent
+// ones of the range).
+const maxSeriesWindows = 3
+
+// ClosedSeriesTTL is the fresh TTL of a candle window that ended before
+// now: history rarely changes.
+const ClosedSeriesTTL = 24 * time.Hour
+
+// seriesTTL: the window holding now is refreshed after one interval,
+// between 2 and 30 minutes.
 func seriesTTL(iv market.Interval) time.Duration {
 	return min(max(iv.Duration(), 2*time.Minute), 30*time.Minute)
 }
 
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// candleSeries returns the cached candles of key with open time in [from, to),
+// scheduling a fetch of every missing or stale window; ok is false when
+// none of the windows is cached yet.
+func (c *Cache) candleSeries(prefix string, iv market.Interval, from, to int64, source string,
+	fetch func(ctx context.Context, from, to int64) ([]market.Candle, error)) ([]market.Candle, bool) {
+	span := int64(seriesSpan(iv) / time.Second)
+	now := c.o.Now().Unix()
+	k0, k1 := floorDiv(from, span), floorDiv(max(to-1, from), span)
+	k0 = max(k0, k1-maxSeriesWindows+1)
+	out := make([]market.Candle, 0)
+	found := false
+	for k := k0; k <= k1; k++ {
+		start, end := k*span, (k+1)*span
+		ttl := seriesTTL(iv)
+		if end <= now {
+			ttl = ClosedSeriesTTL
+		}
+		key := prefix + "|" + string(iv) + "|" + strconv.FormatInt(k, 10)
+		all, _, ok := read(refreshOne(c, c.series, key, ttl, source, func(ctx context.Context) ([]market.Candle, error) {
+			return fetch(ctx, start, end)
+		}))
+		if !ok {
+			continue
+		}
+		found = true
+		out = append(out, window(all, from, to)...)
+	}
+	return out, found
+}
+
 // window filters an ascending series to open times in [from, to).
 func window(all []market.Candle, from, to int64) []market.Candle {
-	out := make([]market.Candle, 0)
-	for _, k := range all {
-		if k.Time >= from && k.Time < to {
-			out = append(out, k)
-		}
-	}
-	return out
+	lo, _ := slices.BinarySearchFunc(all, from, func(k market.Candle, t int64) int { return cmp.Compare(k.Time, t) })
+	hi, _ := slices.BinarySearchFunc(all, to, func(k market.Candle, t int64) int { return cmp.Compare(k.Time, t) })
+	return all[lo:max(lo, hi)]
 }
 
 // CoinCandles returns the coin's cached USD candles with open time in
-// [from, to). The cache holds one series per coin and interval covering
-// seriesSpan before its fetch; ok is false when none is cached yet (a
+// [from, to); ok is false when nothing is cached for the range yet (a
 // refresh is then scheduled).
 func (c *Cache) CoinCandles(id string, iv market.Interval, from, to int64) ([]market.Candle, bool) {
 	if c.o.Coins == nil || id == "" || iv.Duration() == 0 {
 		return nil, false
 	}
 	p := c.o.Coins
-	all, _, ok := read(refreshOne(c, c.series, "cc:"+id+"|"+string(iv), seriesTTL(iv), p.Source(), func(ctx context.Context) ([]market.Candle, error) {
-		now := c.o.Now()
-		return p.CoinCandles(ctx, id, iv, now.Add(-seriesSpan(iv)).Unix(), now.Unix()+1)
-	}))
-	if !ok {
-		return nil, false
-	}
-	return window(all, from, to), true
+	return c.candleSeries("cc:"+id, iv, from, to, p.Source(), func(ctx context.Context, from, to int64) ([]market.Candle, error) {
+		return p.CoinCandles(ctx, id, iv, from, to)
+	})
 }
 
 // StockCandles returns the ticker's cached candles with open time in
@@ -185,25 +225,23 @@ func (c *Cache) StockCandles(ticker string, iv market.Interval, from, to int64) 
 	}
 	ticker = strings.ToUpper(ticker)
 	p := c.o.Stocks
-	all, _, ok := read(refreshOne(c, c.series, "sc:"+ticker+"|"+string(iv), seriesTTL(iv), p.Source(), func(ctx context.Context) ([]market.Candle, error) {
-		now := c.o.Now()
-		return p.StockCandles(ctx, ticker, iv, now.Add(-seriesSpan(iv)).Unix(), now.Unix()+1)
-	}))
-	if !ok {
-		return nil, false
-	}
-	return window(all, from, to), true
+	return c.candleSeries("sc:"+ticker, iv, from, to, p.Source(), func(ctx context.Context, from, to int64) ([]market.Candle, error) {
+		return p.StockCandles(ctx, ticker, iv, from, to)
+	})
 }
 
 // WarmCanonical schedules refreshes of the canonical data of the given
-// coin ids (coin and tickers), stock tickers and pre-IPO symbols.
+// coin ids (coin and 1H candles), stock tickers (quote and 1H candles) and
+// pre-IPO symbols. Tickers and other intervals are fetched on demand.
 func (c *Cache) WarmCanonical(coinIDs, tickers, symbols []string) {
+	now := c.o.Now().Unix()
 	for _, id := range coinIDs {
 		c.Coin(id)
-		c.Tickers(id)
+		c.CoinCandles(id, "1H", now, now)
 	}
 	for _, t := range tickers {
 		c.StockQuote(t)
+		c.StockCandles(t, "1H", now, now)
 	}
 	for _, s := range symbols {
 		c.PreIPOMark(s)

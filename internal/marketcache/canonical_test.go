@@ -52,7 +52,7 @@ func (p *fakeCanonical) CoinCandles(_ context.Context, id string, iv market.Inte
 	}
 	d := int64(iv.Duration() / time.Second)
 	var out []market.Candle
-	for t := (from/d + 1) * d; t < to; t += d {
+	for t := (from + d - 1) / d * d; t < to; t += d {
 		out = append(out, market.Candle{Time: t, Open: 1, High: 1, Low: 1, Close: 1})
 	}
 	return out, nil
@@ -137,6 +137,11 @@ func TestCanonicalCandleSeriesWindow(t *testing.T) {
 	if _, ok := c.CoinCandles("known", "1H", from, to); ok {
 		t.Fatal("cold series returned data")
 	}
+	// A range in the past reads its own window.
+	old := to - 400*86400
+	if _, ok := c.CoinCandles("known", "1H", old, old+6*3600); ok {
+		t.Fatal("cold past window returned data")
+	}
 	c.Flush(context.Background())
 	got, ok := c.CoinCandles("known", "1H", from, to)
 	if !ok {
@@ -144,6 +149,17 @@ func TestCanonicalCandleSeriesWindow(t *testing.T) {
 	}
 	if len(got) != 6 || got[0].Time != from || got[5].Time != to-3600 {
 		t.Fatalf("window [from,to) of 1H series: %d candles %+v", len(got), got)
+	}
+	if got, ok := c.CoinCandles("known", "1H", old, old+6*3600); !ok || len(got) != 6 || got[0].Time != old {
+		t.Fatalf("past window: ok=%v %d candles", ok, len(got))
+	}
+	// A range across a window boundary reads both windows.
+	span := int64(seriesSpan("1H") / time.Second)
+	edge := (to / span) * span
+	c.CoinCandles("known", "1H", edge-2*3600, edge+2*3600)
+	c.Flush(context.Background())
+	if got, _ := c.CoinCandles("known", "1H", edge-2*3600, edge+2*3600); len(got) != 4 || got[0].Time != edge-2*3600 || got[3].Time != edge+3600 {
+		t.Fatalf("across a window boundary: %d candles %+v", len(got), got)
 	}
 	if got, _ := c.StockCandles("tsla", "1D", to-10*86400, to); len(got) != 0 {
 		t.Fatalf("cold stock series: %d candles", len(got))
@@ -164,6 +180,8 @@ func TestCanonicalStockAndMarks(t *testing.T) {
 	if m, _, ok := c.PreIPOMark("SpaceX"); !ok || m.Symbol != "SPACEX" {
 		t.Fatalf("mark: %+v %v", m, ok)
 	}
+	c.Tickers("known") // on demand
+	c.Flush(context.Background())
 	if tk, _, ok := c.Tickers("known"); !ok || len(tk) != 1 {
 		t.Fatalf("tickers: %+v %v", tk, ok)
 	}
@@ -174,6 +192,21 @@ func TestCanonicalStockAndMarks(t *testing.T) {
 	}
 	if _, ok := empty.StockCandles("TSLA", "1D", 0, 1); ok {
 		t.Fatal("stock candles without provider")
+	}
+}
+
+func TestOwnBudgetDefersInsteadOfWaiting(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+	coins := &fakeCanonical{}
+	c := New(Options{Coins: coins, Now: clk.now, Burst: 1, Budgets: map[string]float64{asset.SourceExtProvider: 1e-6}})
+	c.Coin("known")
+	c.Coin("other")
+	c.Flush(context.Background()) // must not block on the spent budget
+	if n := coins.calls.Load(); n != 1 {
+		t.Fatalf("%d provider calls; want 1 (the burst), the other deferred", n)
+	}
+	if _, _, ok := c.Coin("known"); !ok {
+		t.Fatal("the call within budget was not cached")
 	}
 }
 
