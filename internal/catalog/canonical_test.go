@@ -76,6 +76,19 @@ func TestCanonicalArms(t *testing.T) {
 	if *tesla.Stats.Price != 400 || *tesla.Stats.Volume24hUSD != 3e10 || *tesla.Stats.PriceChange24hPercent != -2.5 {
 		t.Errorf("tesla stats not from the stock quote: %+v", tesla.Stats)
 	}
+	// Search and curated rows carry the same canonical stats.
+	found := false
+	for _, row := range c.Search(SearchOptions{Query: "tesla", Limit: 5, Strategy: asset.StrategyLiquidity}) {
+		if row.AssetID == "tesla" {
+			found = true
+			if row.Stats == nil || *row.Stats.Price != 400 {
+				t.Errorf("tesla search row stats %+v; want the stock price", row.Stats)
+			}
+		}
+	}
+	if !found {
+		t.Error("search for tesla did not return the tesla asset")
+	}
 
 	// preipo: implied valuation = 400e9 × 250 / 200 = 500e9, premium +25 %.
 	sx := detailOf(t, c, "spacex")

@@ -126,8 +126,7 @@ func build(snap *registry.Snapshot, mr MarketReader, cr CanonicalReader, now tim
 	m := &model{snap: snap, assets: make([]assetModel, len(all)), byID: make(map[string]int, len(all)), builtAt: now}
 	for i := range all {
 		m.byID[all[i].AssetID] = i
-		buildAsset(&m.assets[i], &all[i], snap, mr, now)
-		applyCanonical(&m.assets[i], &all[i], cr, now)
+		buildAsset(&m.assets[i], &all[i], snap, mr, cr, now)
 		for j := range m.assets[i].variants {
 			v := &m.assets[i].variants[j]
 			v.Advisory = adv(v.Mint)
@@ -167,7 +166,7 @@ func variantView(v *registry.Variant, mr MarketReader) Variant {
 		Symbol: v.Symbol, Name: v.Name, Market: mk, ExecutionQuality: mr.ExecutionQuality(v.Mint)}
 }
 
-func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr MarketReader, now time.Time) {
+func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr MarketReader, cr CanonicalReader, now time.Time) {
 	am.a = a
 	n := len(a.Variants)
 	am.variants = make([]Variant, n)
@@ -194,6 +193,9 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 	if st := stats.Aggregate(in, am.primary[0]); !stats.IsEmpty(st) {
 		am.stats = &st
 	}
+	// Canonical arm, stats overrides and preIpo blocks, before any view
+	// (rows, groups, details) copies stats or variants.
+	applyCanonical(am, a, cr, now)
 	if a.ImageURL != "" {
 		img := a.ImageURL
 		am.image = &img

@@ -40,7 +40,7 @@ func (c *Catalog) view(m *model, res registry.Resolution) *assetModel {
 		}
 	}
 	am := &assetModel{}
-	buildAsset(am, a, m.snap, c.markets, c.now())
+	buildAsset(am, a, m.snap, c.markets, NoCanonical{}, c.now()) // singletons have no canonical keys
 	for j := range am.variants {
 		am.variants[j].Advisory = c.advisory(am.variants[j].Mint)
 	}
