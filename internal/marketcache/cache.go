@@ -235,6 +235,23 @@ func (c *Cache) call(ctx context.Context, source string, fn func(ctx context.Con
 	return err
 }
 
+// finish releases a job's keys. A failed job's keys wait RetryBackoff; a
+// job deferred by its source's own budget is released at once, so the
+// next read retries it (that costs no upstream call).
+func (c *Cache) finish(ctx context.Context, j job, err error) {
+	deferred := errors.Is(err, ErrOverBudget)
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case deferred:
+		c.o.Log.Debug("market refresh deferred by its budget", "first", j.keys[0])
+	default:
+		c.o.Log.Warn("market refresh failed", "keys", len(j.keys), "first", j.keys[0], "err", err)
+	}
+	for _, k := range j.keys {
+		c.release(k, err != nil && !deferred)
+	}
+}
+
 // Run starts the workers and the snapshot batcher; it returns when ctx ends.
 func (c *Cache) Run(ctx context.Context) {
 	var wg sync.WaitGroup
@@ -247,13 +264,7 @@ func (c *Cache) Run(ctx context.Context) {
 				case <-ctx.Done():
 					return
 				case j := <-c.jobs:
-					err := j.run(ctx)
-					if err != nil && ctx.Err() == nil {
-						c.o.Log.Warn("market refresh failed", "keys", len(j.keys), "first", j.keys[0], "err", err)
-					}
-					for _, k := range j.keys {
-						c.release(k, err != nil)
-					}
+					c.finish(ctx, j, j.run(ctx))
 				}
 			}
 		}()

@@ -208,6 +208,12 @@ func TestOwnBudgetDefersInsteadOfWaiting(t *testing.T) {
 	if _, _, ok := c.Coin("known"); !ok {
 		t.Fatal("the call within budget was not cached")
 	}
+	// The deferred key is not held back by RetryBackoff: the next read
+	// schedules it again (and it is deferred again, costing no call).
+	c.Coin("other")
+	if n := len(c.jobs); n != 1 {
+		t.Fatalf("%d jobs queued after re-reading a deferred key; want 1", n)
+	}
 }
 
 func TestPerSourceBudget(t *testing.T) {

@@ -129,10 +129,7 @@ func (c *Cache) Flush(ctx context.Context) {
 	for {
 		select {
 		case j := <-c.jobs:
-			err := j.run(ctx)
-			for _, k := range j.keys {
-				c.release(k, err != nil)
-			}
+			c.finish(ctx, j, j.run(ctx))
 		default:
 			return
 		}
