@@ -18,13 +18,17 @@ import (
 // seed mint. Targets: asset detail <= 20 us/op, search <= 100 us/op.
 
 // benchAssets runs each path as a sub-benchmark.
-func benchAssets(b *testing.B, paths []struct{ name, path string }) {
+func benchAssets(b *testing.B, paths []struct{ name, path string }, opts ...func(*Deps)) {
 	cat := newSeedCatalog(b, false)
 	plain, hash, _ := apikey.Generate()
 	idx, _ := apikey.NewIndex([]apikey.Key{{ID: "key_b", ProjectID: "prj_b", Hash: hash, Scopes: []string{apikey.ScopeAssetsRead}}})
-	s := New(Deps{Log: slog.New(slog.DiscardHandler), Metrics: metrics.New(), Keys: idx, Limiter: ratelimit.NewMemory(), Usage: nopUsage{},
+	d := Deps{Log: slog.New(slog.DiscardHandler), Metrics: metrics.New(), Keys: idx, Limiter: ratelimit.NewMemory(), Usage: nopUsage{},
 		Catalog: cat, Now: func() time.Time { return fxNow },
-		DefaultPolicy: ratelimit.Policy{Requests: 1 << 30, Window: 10 * time.Second, QuotaPerMonth: 1 << 40}})
+		DefaultPolicy: ratelimit.Policy{Requests: 1 << 30, Window: 10 * time.Second, QuotaPerMonth: 1 << 40}}
+	for _, o := range opts {
+		o(&d)
+	}
+	s := New(d)
 	h := s.Handler()
 	for _, p := range paths {
 		b.Run(p.name, func(b *testing.B) {
@@ -96,4 +100,30 @@ func BenchmarkAssetCurated(b *testing.B) {
 		{"stocks-mint", "/v1/assets/curated?list=stocks&groupBy=mint"},
 		{"all-variants", "/v1/assets/curated?list=all&variants=all"},
 	})
+}
+
+// BenchmarkAssetDetailIncludes: asset detail with include blocks and the
+// risk endpoints, over synthetic seed markets and canonical data.
+func BenchmarkAssetDetailIncludes(b *testing.B) {
+	snap, err := seedSnapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	btc, _ := snap.Asset("bitcoin")
+	wire := func(d *Deps) {
+		d.Markets = fakeMarketData{m: seedMarkets(snap, false), poolMint: btc.Variants[0].Mint, now: fxNow}
+		d.Canonical = fakeCanonical{now: fxNow}
+		d.ExternalProvider = true
+	}
+	benchAssets(b, []struct{ name, path string }{
+		{"bitcoin-none", "/v1/assets/bitcoin"},
+		{"bitcoin-risk", "/v1/assets/bitcoin?include=risk"},
+		{"bitcoin-markets", "/v1/assets/bitcoin?include=markets"},
+		{"bitcoin-all4", "/v1/assets/bitcoin?include=profile,risk,ohlcv,markets"},
+		{"tesla-ohlcv-stock", "/v1/assets/tesla?include=ohlcv"},
+		{"risk-summary-mint", "/v1/assets/risk-summary?mint=" + benchMintUSDC},
+		{"risk-details", "/v1/assets/usd/risk-details"},
+		{"profile", "/v1/assets/bitcoin/profile"},
+		{"tickers", "/v1/assets/bitcoin/tickers"},
+	}, wire)
 }
