@@ -560,19 +560,19 @@ func TestErrors(t *testing.T) {
 		check  func(t *testing.T, err error)
 	}{
 		{"404", 404, nil, `{"error":"coin not found"}`, wantNotFound},
-		{"429 seconds", 429, map[string]string{"Retry-After": "120"}, `{"status":{"error_code":429}}`, wantRateLimited(120 * time.Second)},
-		{"429 http date", 429, map[string]string{"Retry-After": retryAt}, "", wantRateLimited(3 * time.Minute)},
-		{"429 without Retry-After", 429, nil, "", wantRateLimited(0)},
-		{"500", 500, nil, `{"error":"internal"}`, wantIs(market.ErrUpstream)},
-		{"503", 503, nil, "unavailable", wantIs(market.ErrUpstream)},
-		{"401", 401, nil, `{"status":{"error_code":10002,"error_message":"bad key"}}`, wantIs(market.ErrUpstream)},
-		{"malformed JSON", 200, nil, `{"id":"bitcoin","tickers":[`, wantIs(market.ErrMalformed)},
-		{"not JSON", 200, nil, `<html>gateway</html>`, wantIs(market.ErrMalformed)},
-		{"array", 200, nil, `[1,2]`, wantIs(market.ErrMalformed)},
-		{"empty object", 200, nil, `{}`, wantIs(market.ErrMalformed)},
-		{"null", 200, nil, `null`, wantIs(market.ErrMalformed)},
-		{"wrong field type", 200, nil, `{"id":"x","market_data":{"current_price":{"usd":"abc"}},"tickers":[{"converted_volume":{"usd":"abc"}}],"prices":[["abc",1]]}`, wantIs(market.ErrMalformed)},
-		{"oversized", 200, nil, `{"id":"` + strings.Repeat("A", 2048) + `"}`, wantIs(market.ErrMalformed)},
+		{"429 seconds", 429, map[string]string{"Retry-After": "120"}, `{"status":{"error_code":429}}`, providertest.WantRateLimited(120 * time.Second)},
+		{"429 http date", 429, map[string]string{"Retry-After": retryAt}, "", providertest.WantRateLimited(3 * time.Minute)},
+		{"429 without Retry-After", 429, nil, "", providertest.WantRateLimited(0)},
+		{"500", 500, nil, `{"error":"internal"}`, providertest.WantIs(market.ErrUpstream)},
+		{"503", 503, nil, "unavailable", providertest.WantIs(market.ErrUpstream)},
+		{"401", 401, nil, `{"status":{"error_code":10002,"error_message":"bad key"}}`, providertest.WantIs(market.ErrUpstream)},
+		{"malformed JSON", 200, nil, `{"id":"bitcoin","tickers":[`, providertest.WantIs(market.ErrMalformed)},
+		{"not JSON", 200, nil, `<html>gateway</html>`, providertest.WantIs(market.ErrMalformed)},
+		{"array", 200, nil, `[1,2]`, providertest.WantIs(market.ErrMalformed)},
+		{"empty object", 200, nil, `{}`, providertest.WantIs(market.ErrMalformed)},
+		{"null", 200, nil, `null`, providertest.WantIs(market.ErrMalformed)},
+		{"wrong field type", 200, nil, `{"id":"x","market_data":{"current_price":{"usd":"abc"}},"tickers":[{"converted_volume":{"usd":"abc"}}],"prices":[["abc",1]]}`, providertest.WantIs(market.ErrMalformed)},
+		{"oversized", 200, nil, `{"id":"` + strings.Repeat("A", 2048) + `"}`, providertest.WantIs(market.ErrMalformed)},
 	}
 	for _, tt := range tests {
 		for _, cl := range calls {
@@ -613,28 +613,6 @@ func wantNotFound(t *testing.T, err error) {
 	t.Helper()
 	if !errors.Is(err, market.ErrNotFound) || errors.Is(err, market.ErrUpstream) {
 		t.Errorf("err = %v, want ErrNotFound (and not ErrUpstream)", err)
-	}
-}
-
-func wantRateLimited(d time.Duration) func(t *testing.T, err error) {
-	return func(t *testing.T, err error) {
-		t.Helper()
-		var rl *market.RateLimitedError
-		if !errors.As(err, &rl) {
-			t.Fatalf("err = %v, want *RateLimitedError", err)
-		}
-		if rl.RetryAfter != d {
-			t.Errorf("RetryAfter = %v, want %v", rl.RetryAfter, d)
-		}
-	}
-}
-
-func wantIs(target error) func(t *testing.T, err error) {
-	return func(t *testing.T, err error) {
-		t.Helper()
-		if !errors.Is(err, target) {
-			t.Errorf("err = %v, want errors.Is %v", err, target)
-		}
 	}
 }
 

@@ -241,14 +241,14 @@ func TestErrorsWithoutList(t *testing.T) {
 		body   string
 		check  func(t *testing.T, err error)
 	}{
-		{"429 seconds", 429, map[string]string{"Retry-After": "90"}, "", wantRateLimited(90 * time.Second)},
-		{"429 http date", 429, map[string]string{"Retry-After": retryAt}, "", wantRateLimited(2 * time.Minute)},
-		{"500", 500, nil, "", wantIs(market.ErrUpstream)},
-		{"malformed JSON", 200, nil, `{"sanctum_lst_list":[{"mint":`, wantIs(market.ErrMalformed)},
-		{"wrong layout", 200, nil, `{"lsts":[]}`, wantIs(market.ErrMalformed)},
-		{"no usable entry", 200, nil, `{"sanctum_lst_list":[{"mint":"bad","decimals":9}]}`, wantIs(market.ErrMalformed)},
-		{"decimals wrong type", 200, nil, `[{"mint":"J1toso1uCk3RLmjorhTtrVwY9HJ7X8V9yYac6Y7kGCPn","decimals":[9]}]`, wantIs(market.ErrMalformed)},
-		{"oversized", 200, nil, `[` + strings.Repeat(`{"mint":"x"},`, 100) + `{}]`, wantIs(market.ErrMalformed)},
+		{"429 seconds", 429, map[string]string{"Retry-After": "90"}, "", providertest.WantRateLimited(90 * time.Second)},
+		{"429 http date", 429, map[string]string{"Retry-After": retryAt}, "", providertest.WantRateLimited(2 * time.Minute)},
+		{"500", 500, nil, "", providertest.WantIs(market.ErrUpstream)},
+		{"malformed JSON", 200, nil, `{"sanctum_lst_list":[{"mint":`, providertest.WantIs(market.ErrMalformed)},
+		{"wrong layout", 200, nil, `{"lsts":[]}`, providertest.WantIs(market.ErrMalformed)},
+		{"no usable entry", 200, nil, `{"sanctum_lst_list":[{"mint":"bad","decimals":9}]}`, providertest.WantIs(market.ErrMalformed)},
+		{"decimals wrong type", 200, nil, `[{"mint":"J1toso1uCk3RLmjorhTtrVwY9HJ7X8V9yYac6Y7kGCPn","decimals":[9]}]`, providertest.WantIs(market.ErrMalformed)},
+		{"oversized", 200, nil, `[` + strings.Repeat(`{"mint":"x"},`, 100) + `{}]`, providertest.WantIs(market.ErrMalformed)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -270,28 +270,6 @@ func TestErrorsWithoutList(t *testing.T) {
 			}
 			tt.check(t, err)
 		})
-	}
-}
-
-func wantRateLimited(d time.Duration) func(t *testing.T, err error) {
-	return func(t *testing.T, err error) {
-		t.Helper()
-		var rl *market.RateLimitedError
-		if !errors.As(err, &rl) {
-			t.Fatalf("err = %v, want *RateLimitedError", err)
-		}
-		if rl.RetryAfter != d {
-			t.Errorf("RetryAfter = %v, want %v", rl.RetryAfter, d)
-		}
-	}
-}
-
-func wantIs(target error) func(t *testing.T, err error) {
-	return func(t *testing.T, err error) {
-		t.Helper()
-		if !errors.Is(err, target) {
-			t.Errorf("err = %v, want errors.Is %v", err, target)
-		}
 	}
 }
 

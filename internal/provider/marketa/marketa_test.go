@@ -255,19 +255,19 @@ func TestErrors(t *testing.T) {
 		body   string
 		check  func(t *testing.T, err error)
 	}{
-		{"429 seconds", 429, map[string]string{"Retry-After": "120"}, `{"success":false,"message":"Too many requests"}`, wantRateLimited(120 * time.Second)},
-		{"429 http date", 429, map[string]string{"Retry-After": retryAt}, "", wantRateLimited(3 * time.Minute)},
-		{"429 without Retry-After", 429, nil, "", wantRateLimited(0)},
-		{"500", 500, nil, `{"success":false,"message":"Internal Server Error"}`, wantIs(market.ErrUpstream)},
-		{"503", 503, nil, "unavailable", wantIs(market.ErrUpstream)},
-		{"401", 401, nil, `{"success":false,"message":"Unauthorized"}`, wantIs(market.ErrUpstream)},
-		{"success false", 200, nil, `{"success":false,"message":"Something went wrong"}`, wantIs(market.ErrUpstream)},
-		{"malformed JSON", 200, nil, `{"success":true,"data":{"price":`, wantIs(market.ErrMalformed)},
-		{"not JSON", 200, nil, `<html>gateway</html>`, wantIs(market.ErrMalformed)},
-		{"data is an array", 200, nil, `{"success":true,"data":[1,2]}`, wantIs(market.ErrMalformed)},
-		{"wrong field type", 200, nil, `{"success":true,"data":{"address":"x","price":{"v":1},"items":"x"}}`, wantIs(market.ErrMalformed)},
-		{"empty object", 200, nil, `{}`, wantIs(market.ErrMalformed)},
-		{"oversized", 200, nil, `{"success":true,"data":{"address":"` + strings.Repeat("A", 2048) + `"}}`, wantIs(market.ErrMalformed)},
+		{"429 seconds", 429, map[string]string{"Retry-After": "120"}, `{"success":false,"message":"Too many requests"}`, providertest.WantRateLimited(120 * time.Second)},
+		{"429 http date", 429, map[string]string{"Retry-After": retryAt}, "", providertest.WantRateLimited(3 * time.Minute)},
+		{"429 without Retry-After", 429, nil, "", providertest.WantRateLimited(0)},
+		{"500", 500, nil, `{"success":false,"message":"Internal Server Error"}`, providertest.WantIs(market.ErrUpstream)},
+		{"503", 503, nil, "unavailable", providertest.WantIs(market.ErrUpstream)},
+		{"401", 401, nil, `{"success":false,"message":"Unauthorized"}`, providertest.WantIs(market.ErrUpstream)},
+		{"success false", 200, nil, `{"success":false,"message":"Something went wrong"}`, providertest.WantIs(market.ErrUpstream)},
+		{"malformed JSON", 200, nil, `{"success":true,"data":{"price":`, providertest.WantIs(market.ErrMalformed)},
+		{"not JSON", 200, nil, `<html>gateway</html>`, providertest.WantIs(market.ErrMalformed)},
+		{"data is an array", 200, nil, `{"success":true,"data":[1,2]}`, providertest.WantIs(market.ErrMalformed)},
+		{"wrong field type", 200, nil, `{"success":true,"data":{"address":"x","price":{"v":1},"items":"x"}}`, providertest.WantIs(market.ErrMalformed)},
+		{"empty object", 200, nil, `{}`, providertest.WantIs(market.ErrMalformed)},
+		{"oversized", 200, nil, `{"success":true,"data":{"address":"` + strings.Repeat("A", 2048) + `"}}`, providertest.WantIs(market.ErrMalformed)},
 	}
 	for _, tt := range tests {
 		for _, cl := range calls {
@@ -285,28 +285,6 @@ func TestErrors(t *testing.T) {
 				}
 				tt.check(t, err)
 			})
-		}
-	}
-}
-
-func wantRateLimited(d time.Duration) func(t *testing.T, err error) {
-	return func(t *testing.T, err error) {
-		t.Helper()
-		var rl *market.RateLimitedError
-		if !errors.As(err, &rl) {
-			t.Fatalf("err = %v, want *RateLimitedError", err)
-		}
-		if rl.RetryAfter != d {
-			t.Errorf("RetryAfter = %v, want %v", rl.RetryAfter, d)
-		}
-	}
-}
-
-func wantIs(target error) func(t *testing.T, err error) {
-	return func(t *testing.T, err error) {
-		t.Helper()
-		if !errors.Is(err, target) {
-			t.Errorf("err = %v, want errors.Is %v", err, target)
 		}
 	}
 }

@@ -476,19 +476,19 @@ func TestErrors(t *testing.T) {
 		body   string
 		check  func(t *testing.T, err error)
 	}{
-		{"429 seconds", 429, map[string]string{"Retry-After": "60"}, "", wantRateLimited(time.Minute)},
-		{"429 http date", 429, map[string]string{"Retry-After": retryAt}, "", wantRateLimited(45 * time.Second)},
-		{"429 garbage Retry-After", 429, map[string]string{"Retry-After": "later"}, "", wantRateLimited(0)},
-		{"500", 500, nil, "Internal Server Error", wantIs(market.ErrUpstream)},
-		{"502", 502, nil, "", wantIs(market.ErrUpstream)},
-		{"403", 403, nil, "cloudflare", wantIs(market.ErrUpstream)},
-		{"malformed JSON", 200, nil, `{"schemaVersion":"1.0.0","pairs":[{"chainId":`, wantIs(market.ErrMalformed)},
-		{"html", 200, nil, `<!DOCTYPE html>`, wantIs(market.ErrMalformed)},
-		{"object without pairs", 200, nil, `{"schemaVersion":"1.0.0"}`, wantIs(market.ErrMalformed)},
-		{"pairs not an array", 200, nil, `{"pairs":{"a":1}}`, wantIs(market.ErrMalformed)},
-		{"priceUsd not a number", 200, nil, `[{"chainId":"solana","pairAddress":"p","baseToken":{"address":"` + mintUSD1 + `"},"priceUsd":"n/a"}]`, wantIs(market.ErrMalformed)},
-		{"liquidity wrong type", 200, nil, `[{"chainId":"solana","pairAddress":"p","baseToken":{"address":"` + mintUSD1 + `"},"liquidity":5}]`, wantIs(market.ErrMalformed)},
-		{"oversized", 200, nil, `[` + strings.Repeat(`{},`, 600) + `{}]`, wantIs(market.ErrMalformed)},
+		{"429 seconds", 429, map[string]string{"Retry-After": "60"}, "", providertest.WantRateLimited(time.Minute)},
+		{"429 http date", 429, map[string]string{"Retry-After": retryAt}, "", providertest.WantRateLimited(45 * time.Second)},
+		{"429 garbage Retry-After", 429, map[string]string{"Retry-After": "later"}, "", providertest.WantRateLimited(0)},
+		{"500", 500, nil, "Internal Server Error", providertest.WantIs(market.ErrUpstream)},
+		{"502", 502, nil, "", providertest.WantIs(market.ErrUpstream)},
+		{"403", 403, nil, "cloudflare", providertest.WantIs(market.ErrUpstream)},
+		{"malformed JSON", 200, nil, `{"schemaVersion":"1.0.0","pairs":[{"chainId":`, providertest.WantIs(market.ErrMalformed)},
+		{"html", 200, nil, `<!DOCTYPE html>`, providertest.WantIs(market.ErrMalformed)},
+		{"object without pairs", 200, nil, `{"schemaVersion":"1.0.0"}`, providertest.WantIs(market.ErrMalformed)},
+		{"pairs not an array", 200, nil, `{"pairs":{"a":1}}`, providertest.WantIs(market.ErrMalformed)},
+		{"priceUsd not a number", 200, nil, `[{"chainId":"solana","pairAddress":"p","baseToken":{"address":"` + mintUSD1 + `"},"priceUsd":"n/a"}]`, providertest.WantIs(market.ErrMalformed)},
+		{"liquidity wrong type", 200, nil, `[{"chainId":"solana","pairAddress":"p","baseToken":{"address":"` + mintUSD1 + `"},"liquidity":5}]`, providertest.WantIs(market.ErrMalformed)},
+		{"oversized", 200, nil, `[` + strings.Repeat(`{},`, 600) + `{}]`, providertest.WantIs(market.ErrMalformed)},
 	}
 	for _, tt := range tests {
 		for _, cl := range calls {
@@ -506,28 +506,6 @@ func TestErrors(t *testing.T) {
 				}
 				tt.check(t, err)
 			})
-		}
-	}
-}
-
-func wantRateLimited(d time.Duration) func(t *testing.T, err error) {
-	return func(t *testing.T, err error) {
-		t.Helper()
-		var rl *market.RateLimitedError
-		if !errors.As(err, &rl) {
-			t.Fatalf("err = %v, want *RateLimitedError", err)
-		}
-		if rl.RetryAfter != d {
-			t.Errorf("RetryAfter = %v, want %v", rl.RetryAfter, d)
-		}
-	}
-}
-
-func wantIs(target error) func(t *testing.T, err error) {
-	return func(t *testing.T, err error) {
-		t.Helper()
-		if !errors.Is(err, target) {
-			t.Errorf("err = %v, want errors.Is %v", err, target)
 		}
 	}
 }

@@ -245,19 +245,19 @@ func TestErrors(t *testing.T) {
 		body   string
 		check  func(t *testing.T, err error)
 	}{
-		{"429 seconds", 429, map[string]string{"Retry-After": "3"}, "", wantRateLimited(3 * time.Second)},
-		{"429 http date", 429, map[string]string{"Retry-After": retryAt}, "", wantRateLimited(10 * time.Minute)},
-		{"500", 500, nil, "", wantIs(market.ErrUpstream)},
+		{"429 seconds", 429, map[string]string{"Retry-After": "3"}, "", providertest.WantRateLimited(3 * time.Second)},
+		{"429 http date", 429, map[string]string{"Retry-After": retryAt}, "", providertest.WantRateLimited(10 * time.Minute)},
+		{"500", 500, nil, "", providertest.WantIs(market.ErrUpstream)},
 		{"401 echoing the key", 401, nil, `{"error":"bad key ` + testKey + `"}`, func(t *testing.T, err error) {
-			wantIs(market.ErrUpstream)(t, err)
+			providertest.WantIs(market.ErrUpstream)(t, err)
 			if strings.Contains(err.Error(), testKey) {
 				t.Errorf("error leaks the key: %v", err)
 			}
 		}},
-		{"malformed JSON", 200, nil, `[{"id":"x",`, wantIs(market.ErrMalformed)},
-		{"object instead of array", 200, nil, `{"tokens":[]}`, wantIs(market.ErrMalformed)},
-		{"decimals wrong type", 200, nil, `[{"id":"` + mintJUP + `","decimals":{}}]`, wantIs(market.ErrMalformed)},
-		{"oversized", 200, nil, `[` + strings.Repeat(`{"id":"x"},`, 200) + `{}]`, wantIs(market.ErrMalformed)},
+		{"malformed JSON", 200, nil, `[{"id":"x",`, providertest.WantIs(market.ErrMalformed)},
+		{"object instead of array", 200, nil, `{"tokens":[]}`, providertest.WantIs(market.ErrMalformed)},
+		{"decimals wrong type", 200, nil, `[{"id":"` + mintJUP + `","decimals":{}}]`, providertest.WantIs(market.ErrMalformed)},
+		{"oversized", 200, nil, `[` + strings.Repeat(`{"id":"x"},`, 200) + `{}]`, providertest.WantIs(market.ErrMalformed)},
 	}
 	for _, tt := range tests {
 		for _, cl := range calls {
@@ -275,28 +275,6 @@ func TestErrors(t *testing.T) {
 				}
 				tt.check(t, err)
 			})
-		}
-	}
-}
-
-func wantRateLimited(d time.Duration) func(t *testing.T, err error) {
-	return func(t *testing.T, err error) {
-		t.Helper()
-		var rl *market.RateLimitedError
-		if !errors.As(err, &rl) {
-			t.Fatalf("err = %v, want *RateLimitedError", err)
-		}
-		if rl.RetryAfter != d {
-			t.Errorf("RetryAfter = %v, want %v", rl.RetryAfter, d)
-		}
-	}
-}
-
-func wantIs(target error) func(t *testing.T, err error) {
-	return func(t *testing.T, err error) {
-		t.Helper()
-		if !errors.Is(err, target) {
-			t.Errorf("err = %v, want errors.Is %v", err, target)
 		}
 	}
 }

@@ -6,6 +6,7 @@ package providertest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,9 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/assetd/assetd/internal/market"
 )
 
 // EnvSharedData names a directory that overrides the search for the
@@ -143,3 +147,28 @@ func (b *LogBuffer) Logger() *slog.Logger {
 
 // Ptr returns a pointer to v.
 func Ptr[T any](v T) *T { return &v }
+
+// WantRateLimited checks that an error is a *market.RateLimitedError
+// carrying RetryAfter d (the error-table check every adapter test uses).
+func WantRateLimited(d time.Duration) func(t *testing.T, err error) {
+	return func(t *testing.T, err error) {
+		t.Helper()
+		var rl *market.RateLimitedError
+		if !errors.As(err, &rl) {
+			t.Fatalf("err = %v, want *RateLimitedError", err)
+		}
+		if rl.RetryAfter != d {
+			t.Errorf("RetryAfter = %v, want %v", rl.RetryAfter, d)
+		}
+	}
+}
+
+// WantIs checks that an error matches target with errors.Is.
+func WantIs(target error) func(t *testing.T, err error) {
+	return func(t *testing.T, err error) {
+		t.Helper()
+		if !errors.Is(err, target) {
+			t.Errorf("err = %v, want errors.Is %v", err, target)
+		}
+	}
+}
