@@ -123,7 +123,7 @@ func applyCanonical(am *assetModel, a *registry.Asset, cr CanonicalReader, now t
 					continue
 				}
 				implied, prem := stats.PreIPO(v.Market.Price, mk.MarkPriceUSD, mk.MarkValuationUSD)
-				v.PreIPO = &PreIPOBlock{Symbol: a.PreIPO.Symbol, MarkPriceUSD: fin(mk.MarkPriceUSD), MarkValuationUSD: fin(mk.MarkValuationUSD),
+				v.PreIPO = &PreIPOBlock{Symbol: a.PreIPO.Symbol, MarkPriceUSD: stats.Finite(mk.MarkPriceUSD), MarkValuationUSD: stats.Finite(mk.MarkValuationUSD),
 					ImpliedValuationUSD: implied, PremiumToMarkPercent: prem, LastFetchedAt: at.UnixMilli()}
 			}
 			mint := a.PreIPO.Mint
@@ -132,13 +132,13 @@ func applyCanonical(am *assetModel, a *registry.Asset, cr CanonicalReader, now t
 			}
 			var basis *float64
 			if i := variantIndex(a, mint); i >= 0 && am.variants[i].Market != nil && positive(am.variants[i].Market.Price) {
-				basis = fin(am.variants[i].Market.Price)
+				basis = stats.Finite(am.variants[i].Market.Price)
 			} else if positive(mk.TokenPriceUSD) {
-				basis = fin(mk.TokenPriceUSD)
+				basis = stats.Finite(mk.TokenPriceUSD)
 			}
 			if implied, prem := stats.PreIPO(basis, mk.MarkPriceUSD, mk.MarkValuationUSD); prem != nil {
 				pre = &PreIPOMarket{Source: asset.SourcePreIPO, Symbol: a.PreIPO.Symbol, Mint: mint, Price: basis, MarketCap: implied,
-					MarkPriceUSD: fin(mk.MarkPriceUSD), MarkValuationUSD: fin(mk.MarkValuationUSD), ImpliedValuationUSD: implied,
+					MarkPriceUSD: stats.Finite(mk.MarkPriceUSD), MarkValuationUSD: stats.Finite(mk.MarkValuationUSD), ImpliedValuationUSD: implied,
 					PremiumToMarkPercent: prem, LastFetchedAt: at.UnixMilli(), ProviderLastUpdatedAt: at.Unix(), AsOf: at.Unix()}
 			}
 		}
@@ -147,8 +147,8 @@ func applyCanonical(am *assetModel, a *registry.Asset, cr CanonicalReader, now t
 	var coin *ExtProviderMarket
 	if a.CoinID != "" {
 		if c, at, ok := cr.Coin(a.CoinID); ok {
-			coin = &ExtProviderMarket{Source: asset.SourceExtProvider, CoinID: a.CoinID, Price: fin(c.PriceUSD), MarketCap: fin(c.MarketCapUSD),
-				Volume24hUSD: fin(c.Volume24hUSD), PriceChange24hPercent: fin(c.PriceChange24hPercent), LastFetchedAt: at.UnixMilli(),
+			coin = &ExtProviderMarket{Source: asset.SourceExtProvider, CoinID: a.CoinID, Price: stats.Finite(c.PriceUSD), MarketCap: stats.Finite(c.MarketCapUSD),
+				Volume24hUSD: stats.Finite(c.Volume24hUSD), PriceChange24hPercent: stats.Finite(c.PriceChange24hPercent), LastFetchedAt: at.UnixMilli(),
 				ProviderLastUpdatedAt: unixPtr(c.LastUpdated)}
 			st = stats.ApplyProvider(st, stats.Provider{Price: c.PriceUSD, MarketCap: c.MarketCapUSD,
 				PriceChange24hPercent: c.PriceChange24hPercent, PriceChange1hPercent: c.PriceChange1hPercent})
@@ -159,15 +159,15 @@ func applyCanonical(am *assetModel, a *registry.Asset, cr CanonicalReader, now t
 	var stock *StockMarket
 	if a.StockTicker != "" {
 		if q, at, ok := cr.StockQuote(a.StockTicker); ok {
-			stock = &StockMarket{Source: asset.SourceAnalyticsStock, Symbol: a.StockTicker, Price: fin(q.PriceUSD), MarketCap: fin(q.MarketCapUSD),
-				Volume24hUSD: fin(q.Volume24hUSD), PriceChange24hPercent: fin(q.PriceChange24hPercent), LastFetchedAt: at.UnixMilli(),
+			stock = &StockMarket{Source: asset.SourceAnalyticsStock, Symbol: a.StockTicker, Price: stats.Finite(q.PriceUSD), MarketCap: stats.Finite(q.MarketCapUSD),
+				Volume24hUSD: stats.Finite(q.Volume24hUSD), PriceChange24hPercent: stats.Finite(q.PriceChange24hPercent), LastFetchedAt: at.UnixMilli(),
 				ProviderLastUpdatedAt: unixPtr(q.AsOf), AsOf: unixPtr(q.AsOf)}
 			st = stats.ApplyStockMarket(st, stats.StockMarket{Price: q.PriceUSD, Volume24hUSD: q.Volume24hUSD, PriceChange24hPercent: q.PriceChange24hPercent})
 			changed = true
 		}
 	}
 	if pre != nil && pre.MarketCap != nil {
-		st.MarketCap = fin(pre.MarketCap)
+		st.MarketCap = stats.Finite(pre.MarketCap)
 		changed = true
 	}
 
@@ -185,15 +185,6 @@ func applyCanonical(am *assetModel, a *registry.Asset, cr CanonicalReader, now t
 }
 
 func positive(p *float64) bool { return p != nil && *p > 0 && !math.IsInf(*p, 0) }
-
-// fin copies a finite value (nil otherwise).
-func fin(p *float64) *float64 {
-	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {
-		return nil
-	}
-	v := *p
-	return &v
-}
 
 func unixPtr(t time.Time) *int64 {
 	if t.IsZero() {

@@ -62,10 +62,10 @@ func Aggregate(variants []Input, primaryIdx int) asset.Stats {
 	}
 	if primaryIdx >= 0 && primaryIdx < len(variants) {
 		if m := variants[primaryIdx].Market; m != nil {
-			s.Price = finite(m.Price)
-			s.MarketCap = finite(m.MarketCap)
-			s.PriceChange24hPercent = finite(m.PriceChange24hPercent)
-			s.PriceChange1hPercent = finite(m.PriceChange1hPercent)
+			s.Price = Finite(m.Price)
+			s.MarketCap = Finite(m.MarketCap)
+			s.PriceChange24hPercent = Finite(m.PriceChange24hPercent)
+			s.PriceChange1hPercent = Finite(m.PriceChange1hPercent)
 		}
 	}
 	return s
@@ -123,12 +123,12 @@ func ApplyProvider(s asset.Stats, p Provider) asset.Stats {
 // or markPrice is missing, non-finite or not positive; implied is also nil
 // without a positive mark valuation.
 func PreIPO(basisPrice, markPrice, markValuation *float64) (implied, premiumPercent *float64) {
-	b, m := finite(basisPrice), finite(markPrice)
+	b, m := Finite(basisPrice), Finite(markPrice)
 	if b == nil || m == nil || *b <= 0 || *m <= 0 {
 		return nil, nil
 	}
 	prem := (*b / *m - 1) * 100
-	if v := finite(markValuation); v != nil && *v > 0 {
+	if v := Finite(markValuation); v != nil && *v > 0 {
 		iv := *v * *b / *m
 		implied = &iv
 	}
@@ -164,8 +164,8 @@ func (s *sum) value() *float64 {
 	return &s.total
 }
 
-// finite returns a copy of *p, or nil when p is nil or not finite.
-func finite(p *float64) *float64 {
+// Finite returns a copy of *p, or nil when p is nil or not finite.
+func Finite(p *float64) *float64 {
 	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {
 		return nil
 	}
@@ -182,7 +182,7 @@ func fill(dst **float64, src *float64) {
 
 // override replaces *dst with a copy of src when src is finite.
 func override(dst **float64, src *float64) {
-	if v := finite(src); v != nil {
+	if v := Finite(src); v != nil {
 		*dst = v
 	}
 }
