@@ -285,14 +285,16 @@ func (s *Server) ohlcv(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	c := s.mintChart(mint, iv, from, to)
 	return writeJSON(w, http.StatusOK, struct {
 		AssetID  string          `json:"assetId"`
 		Mint     string          `json:"mint"`
 		Interval market.Interval `json:"interval"`
 		From     int64           `json:"from"`
 		To       int64           `json:"to"`
+		Source   string          `json:"source"`
 		Candles  []candleOut     `json:"candles"`
-	}{res.AssetID, mint, iv, from, to, s.candles(mint, iv, from, to)})
+	}{res.AssetID, mint, iv, from, to, c.Source, c.Candles})
 }
 
 // ingestError is one rejected event of an ingest call.

@@ -339,9 +339,17 @@ func (s *Server) coinChart(a *registry.Asset, iv market.Interval, from, to int64
 	return chart{Source: asset.SourceExtProvider, CoinID: &a.CoinID, Candles: s.canonicalCandles(cs, iv)}, true
 }
 
-// mintChart is the trade-derived OHLCV of one mint.
+// mintChart is the OHLCV of one mint: trade-derived candles when the
+// analytics engine has any in the range, else the market-data provider's
+// cached candles (a mint nobody ingests trades for).
 func (s *Server) mintChart(mint string, iv market.Interval, from, to int64) chart {
-	return chart{Source: asset.SourceAnalyticsTrades, Mint: &mint, Candles: s.candles(mint, iv, from, to)}
+	c := chart{Source: asset.SourceAnalyticsTrades, Mint: &mint, Candles: s.candles(mint, iv, from, to)}
+	if len(c.Candles) == 0 {
+		if cs, src, _ := s.d.Markets.MintCandles(mint, iv, from, to); len(cs) > 0 {
+			c.Source, c.Candles = src, s.canonicalCandles(cs, iv)
+		}
+	}
+	return c
 }
 
 // GET /v1/assets/{assetId}/price-chart: canonical price candles. Mapped

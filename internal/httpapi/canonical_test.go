@@ -94,6 +94,14 @@ func (f fakeMarketData) ExecutionQuality(mint string) *asset.ExecutionQuality {
 	return f.m.quality[mint]
 }
 
+// MintCandles: provider candles (price 7) for poolMint only.
+func (f fakeMarketData) MintCandles(mint string, iv market.Interval, from, to int64) ([]market.Candle, string, bool) {
+	if mint != f.poolMint {
+		return nil, "", false
+	}
+	return candleRun(from, to, iv, 7), asset.SourceMarketDataA, true
+}
+
 func canonicalHarness(t *testing.T) (*harness, *registry.Snapshot) {
 	t.Helper()
 	snap, err := seedSnapshot()
@@ -196,8 +204,16 @@ func TestIncludeBlocksContent(t *testing.T) {
 		t.Errorf("risk tokenAgeDays %v; want 3 (oldest pool)", in["tokenAgeDays"])
 	}
 	o := block(t, r, "ohlcv")["data"].(map[string]any)
-	if o["source"] != asset.SourceAnalyticsTrades || o["interval"] != "1D" || o["mint"] == nil {
-		t.Errorf("ohlcv data (bitcoin has no stock ticker: mint candles): %v", o)
+	// bitcoin has no stock ticker: mint candles; no trades were ingested
+	// for it, so they are the market-data provider's.
+	if o["source"] != asset.SourceMarketDataA || o["interval"] != "1D" || o["mint"] == nil || len(o["candles"].([]any)) != 7 {
+		t.Errorf("ohlcv data: %v", o)
+	}
+	if r := h.get(t, "/v1/assets/bitcoin/ohlcv?interval=1D"); r.body["source"] != asset.SourceMarketDataA || len(r.body["candles"].([]any)) != 7 {
+		t.Errorf("/ohlcv provider fallback: %.300s", r.raw)
+	}
+	if r := h.get(t, "/v1/assets/usd/ohlcv?interval=1D"); r.body["source"] != asset.SourceAnalyticsTrades || len(r.body["candles"].([]any)) != 0 {
+		t.Errorf("/ohlcv without trades or provider candles: %.300s", r.raw)
 	}
 	m := block(t, r, "markets")["data"].(map[string]any)
 	if m["limit"] != 1.0 || m["total"] != 1.0 || len(m["markets"].([]any)) != 1 {

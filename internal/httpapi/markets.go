@@ -20,6 +20,9 @@ type MarketData interface {
 	Token(mint string) (market.Token, bool)
 	DEXMarkets(mint string) ([]market.DEXMarket, time.Time, bool)
 	ExecutionQuality(mint string) *asset.ExecutionQuality
+	// MintCandles are the market-data provider's candles of a mint and
+	// that provider's source name (the fallback of trade-derived OHLCV).
+	MintCandles(mint string, iv market.Interval, from, to int64) ([]market.Candle, string, bool)
 }
 
 // noMarkets answers "nothing cached" for every read.
@@ -30,6 +33,9 @@ func (noMarkets) DEXMarkets(string) ([]market.DEXMarket, time.Time, bool) {
 	return nil, time.Time{}, false
 }
 func (noMarkets) ExecutionQuality(string) *asset.ExecutionQuality { return nil }
+func (noMarkets) MintCandles(string, market.Interval, int64, int64) ([]market.Candle, string, bool) {
+	return nil, "", false
+}
 
 // Limits of the batch market endpoints.
 const (

@@ -217,6 +217,22 @@ func (c *Cache) CoinCandles(id string, iv market.Interval, from, to int64) ([]ma
 	})
 }
 
+// MintCandles returns the mint's cached candles from the market-data
+// provider (Options.OHLCV) with open time in [from, to), like
+// CoinCandles; ok is false when none are cached for the range yet or no
+// provider serves candles. Trade-derived candles (the analytics engine)
+// are separate: this is the fallback for mints without trades.
+func (c *Cache) MintCandles(mint string, iv market.Interval, from, to int64) ([]market.Candle, string, bool) {
+	if c.o.OHLCV == nil || mint == "" || iv.Duration() == 0 {
+		return nil, "", false
+	}
+	p := c.o.OHLCV
+	out, ok := c.candleSeries("mc:"+mint, iv, from, to, p.Source(), func(ctx context.Context, from, to int64) ([]market.Candle, error) {
+		return p.OHLCV(ctx, mint, iv, from, to)
+	})
+	return out, p.Source(), ok
+}
+
 // StockCandles returns the ticker's cached candles with open time in
 // [from, to), like CoinCandles.
 func (c *Cache) StockCandles(ticker string, iv market.Interval, from, to int64) ([]market.Candle, bool) {

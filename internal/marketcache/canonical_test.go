@@ -225,3 +225,28 @@ func TestPerSourceBudget(t *testing.T) {
 		t.Fatalf("default budget %v; want 100", got)
 	}
 }
+
+// fakeOHLCV serves synthetic mint candles.
+type fakeOHLCV struct{ fakeCanonical }
+
+func (p *fakeOHLCV) Source() string { return asset.SourceMarketDataA }
+func (p *fakeOHLCV) OHLCV(ctx context.Context, mint string, iv market.Interval, from, to int64) ([]market.Candle, error) {
+	return p.CoinCandles(ctx, mint, iv, from, to)
+}
+
+func TestMintCandles(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+	c := New(Options{OHLCV: &fakeOHLCV{}, Now: clk.now})
+	to := clk.now().Unix()
+	if _, _, ok := c.MintCandles(mintA, "1D", to-3*86400, to); ok {
+		t.Fatal("cold read returned candles")
+	}
+	c.Flush(context.Background())
+	got, src, ok := c.MintCandles(mintA, "1D", to-3*86400, to)
+	if !ok || src != asset.SourceMarketDataA || len(got) != 3 {
+		t.Fatalf("MintCandles: ok=%v source=%q %d candles; want 3 from marketdata_a", ok, src, len(got))
+	}
+	if _, _, ok := New(Options{}).MintCandles(mintA, "1D", 0, 1); ok {
+		t.Fatal("candles without an OHLCV provider")
+	}
+}
