@@ -12,6 +12,7 @@ import (
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/risk"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // Synthetic canonical data for the seed registry's bitcoin (coin id
@@ -289,6 +290,14 @@ func TestIncludeScopes(t *testing.T) {
 		})
 	}
 	wantErr(t, h.getAs(t, "trades", all), 403, "ForbiddenError", "insufficient_scope")
+	// Outcomes are counted: profile was forbidden to risk, none, markets and risk+markets.
+	var m dto.Metric
+	if err := h.srv.d.Metrics.Includes.WithLabelValues("profile", "forbidden").Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.GetCounter().GetValue(); n != 4 {
+		t.Errorf("assetd_include_blocks_total{block=profile,outcome=forbidden} = %v; want 4", n)
+	}
 }
 
 func TestRiskEndpoints(t *testing.T) {

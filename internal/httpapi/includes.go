@@ -38,6 +38,18 @@ type includeParams struct {
 // scope (and without assets:read) gets reason "forbidden", a panic or a
 // missed deadline its own reason.
 func (s *Server) computeIncludes(r *http.Request, names []string, p includeParams) map[string]includeBlock {
+	out := s.runIncludes(r, names, p)
+	for name, b := range out {
+		outcome := "ok"
+		if !b.OK {
+			outcome = b.Reason
+		}
+		s.d.Metrics.Includes.WithLabelValues(name, outcome).Inc()
+	}
+	return out
+}
+
+func (s *Server) runIncludes(r *http.Request, names []string, p includeParams) map[string]includeBlock {
 	out := make(map[string]includeBlock, len(names))
 	k := KeyFrom(r.Context())
 	type result struct {

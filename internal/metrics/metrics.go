@@ -16,6 +16,9 @@ type Metrics struct {
 	Limiter   *prometheus.CounterVec // decision: allowed, rate, quota, error
 	Panics    prometheus.Counter
 	AuthFails *prometheus.CounterVec // reason: missing, invalid, scope
+	// Includes counts asset detail include blocks by block and outcome
+	// ("ok" or the block's reason: forbidden, timeout, not_available, ...).
+	Includes *prometheus.CounterVec
 }
 
 // New creates and registers the collectors, plus the Go and process
@@ -42,8 +45,11 @@ func New() *Metrics {
 		AuthFails: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "assetd_auth_failures_total", Help: "Refused authentications by reason.",
 		}, []string{"reason"}),
+		Includes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "assetd_include_blocks_total", Help: "Asset detail include blocks by block and outcome.",
+		}, []string{"block", "outcome"}),
 	}
-	m.Registry.MustRegister(m.Requests, m.Latency, m.InFlight, m.Limiter, m.Panics, m.AuthFails,
+	m.Registry.MustRegister(m.Requests, m.Latency, m.InFlight, m.Limiter, m.Panics, m.AuthFails, m.Includes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
