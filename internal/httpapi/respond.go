@@ -48,6 +48,14 @@ type envelopeBody struct {
 // writeError renders err as the spec's error envelope and logs it: 5xx at
 // error level with the cause, 4xx at debug.
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	if rw, ok := w.(*recorder); ok && rw.matched && rw.status != 0 {
+		// The response already started (typically the client went away
+		// while the body was written): an error envelope can no longer
+		// be sent, and a vanished client is not a server failure.
+		log.DebugContext(r.Context(), "response aborted after it started", "request_id", requestID(r.Context()),
+			"status", rw.status, "err", err)
+		return
+	}
 	e := apierr.From(err)
 	status := e.Kind.Status()
 	body := envelope{Error: envelopeBody{Tag: e.Kind.Tag(), Message: e.Message, Details: e.Details}}

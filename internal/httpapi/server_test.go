@@ -165,6 +165,12 @@ func testRoutes() []route {
 		{pattern: "GET /test/fail", scopes: read, handler: func(http.ResponseWriter, *http.Request) error {
 			return errors.New("dial tcp 10.0.0.1:5432: connection refused")
 		}},
+		{pattern: "GET /test/aborted", scopes: read, handler: func(w http.ResponseWriter, r *http.Request) error {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			w.Write([]byte(`[1,`))
+			return errors.New("write tcp: broken pipe") // the client went away mid-body
+		}},
 		{pattern: "POST /test/body", scopes: read, handler: func(w http.ResponseWriter, r *http.Request) error {
 			var in struct {
 				Mints []string `json:"mints"`
@@ -456,5 +462,19 @@ func TestCacheControl(t *testing.T) {
 	r := h.do(t, "GET", "/test/read", map[string]string{"X-Api-Key": h.plain["read"]}, nil)
 	if r.header.Get("Cache-Control") != "private, max-age=30" {
 		t.Fatalf("Cache-Control %q", r.header.Get("Cache-Control"))
+	}
+}
+
+// TestErrorAfterResponseStarted: a handler failing after its response
+// started (a client gone mid-body) does not get an error envelope glued
+// to its body, and is not logged as a server failure.
+func TestErrorAfterResponseStarted(t *testing.T) {
+	h := newHarness(t, ratelimit.Policy{}, testRoutes()...)
+	r := h.do(t, "GET", "/test/aborted", map[string]string{"X-Api-Key": h.plain["read"]}, nil)
+	if r.status != 200 || r.raw != `[1,` {
+		t.Fatalf("got %d %q; want the started 200 response untouched", r.status, r.raw)
+	}
+	if logs := h.log.String(); strings.Contains(logs, "level=ERROR") || !strings.Contains(logs, "response aborted after it started") {
+		t.Errorf("logs:\n%s", logs)
 	}
 }
