@@ -455,3 +455,34 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("long text without sentences: %q", got)
 	}
 }
+
+// blockingMarkets holds every Token read until release is closed.
+type blockingMarkets struct {
+	fakeMarketData
+	release chan struct{}
+}
+
+func (b blockingMarkets) Token(mint string) (market.Token, bool) {
+	<-b.release
+	return b.fakeMarketData.Token(mint)
+}
+
+// TestIncludeDeadline: a block still running at the deadline answers
+// "timeout" while the others are served; the call never waits for it.
+func TestIncludeDeadline(t *testing.T) {
+	h, _ := canonicalHarness(t)
+	release := make(chan struct{})
+	defer close(release)
+	h.srv.d.Markets = blockingMarkets{fakeMarketData: h.srv.d.Markets.(fakeMarketData), release: release}
+	h.srv.d.IncludeDeadline = 500 * time.Millisecond
+	r := h.get(t, "/v1/assets/bitcoin?include=risk,markets,profile")
+	wantOK(t, r, "private, max-age=30")
+	if b := block(t, r, "risk"); b["ok"] != false || b["reason"] != "timeout" || b["message"] == "" {
+		t.Errorf("blocked risk block: %v", b)
+	}
+	for _, n := range []string{"markets", "profile"} {
+		if b := block(t, r, n); b["ok"] != true {
+			t.Errorf("%s block: %v", n, b)
+		}
+	}
+}

@@ -11,9 +11,10 @@ import (
 	"github.com/assetd/assetd/internal/risk"
 )
 
-// IncludeDeadline bounds the include blocks of one asset detail call; a
-// block still running then answers {ok:false, reason:"timeout"}.
-const IncludeDeadline = 250 * time.Millisecond
+// DefaultIncludeDeadline bounds the include blocks of one asset detail
+// call (Deps.IncludeDeadline); a block still running then answers
+// {ok:false, reason:"timeout"}.
+const DefaultIncludeDeadline = 250 * time.Millisecond
 
 // includeScopes is the fine-grained scope of each include block.
 var includeScopes = map[string]string{
@@ -34,7 +35,7 @@ type includeParams struct {
 }
 
 // computeIncludes computes the requested blocks concurrently under
-// IncludeDeadline. A block never fails the call: a key without the block's
+// Deps.IncludeDeadline. A block never fails the call: a key without the block's
 // scope (and without assets:read) gets reason "forbidden", a panic or a
 // missed deadline its own reason.
 func (s *Server) computeIncludes(r *http.Request, names []string, p includeParams) map[string]includeBlock {
@@ -78,7 +79,7 @@ func (s *Server) runIncludes(r *http.Request, names []string, p includeParams) m
 	if running == 0 {
 		return out
 	}
-	t := time.NewTimer(IncludeDeadline)
+	t := time.NewTimer(s.d.IncludeDeadline)
 	defer t.Stop()
 	for running > 0 {
 		select {

@@ -70,6 +70,9 @@ type Deps struct {
 	// Simulated says the market data is the built-in demo feed; health and
 	// responses say so.
 	Simulated bool
+	// IncludeDeadline bounds the include blocks of one asset detail call
+	// (default DefaultIncludeDeadline).
+	IncludeDeadline time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -94,6 +97,9 @@ func New(d Deps) *Server {
 	}
 	if d.Markets == nil {
 		d.Markets = noMarkets{}
+	}
+	if d.IncludeDeadline <= 0 {
+		d.IncludeDeadline = DefaultIncludeDeadline
 	}
 	if d.Canonical == nil {
 		d.Canonical = noCanonical{}
