@@ -252,13 +252,7 @@ func TestErrorsWithoutList(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := providertest.Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for k, v := range tt.header {
-					w.Header().Set(k, v)
-				}
-				w.WriteHeader(tt.status)
-				_, _ = w.Write([]byte(tt.body))
-			}))
+			srv := providertest.Server(t, providertest.Reply(tt.status, tt.header, tt.body))
 			clk := newClock()
 			ix, err := New(Config{URL: srv.URL, MaxBody: 1024, Now: clk.Now})
 			if err != nil {
@@ -290,23 +284,10 @@ func TestFileErrors(t *testing.T) {
 }
 
 func TestTimeouts(t *testing.T) {
-	t.Run("config timeout", func(t *testing.T) {
-		srv := providertest.Server(t, providertest.Blocking(t))
-		ix, _ := New(Config{URL: srv.URL, Timeout: 30 * time.Millisecond})
-		_, err := ix.LSTs(context.Background())
-		if !errors.Is(err, market.ErrUpstream) || !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("err = %v", err)
-		}
-	})
-	t.Run("caller deadline", func(t *testing.T) {
-		srv := providertest.Server(t, providertest.Blocking(t))
-		ix, _ := New(Config{URL: srv.URL, Timeout: -1})
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
-		defer cancel()
+	providertest.Timeouts(t, func(ctx context.Context, h http.Handler, timeout time.Duration) error {
+		ix, _ := New(Config{URL: providertest.Server(t, h).URL, Timeout: timeout})
 		_, err := ix.LSTs(ctx)
-		if !errors.Is(err, market.ErrUpstream) || !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("err = %v", err)
-		}
+		return err
 	})
 	t.Run("waiting for another refresh honours the deadline", func(t *testing.T) {
 		release := make(chan struct{})

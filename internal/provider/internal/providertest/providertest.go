@@ -5,6 +5,7 @@ package providertest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -171,4 +172,39 @@ func WantIs(target error) func(t *testing.T, err error) {
 			t.Errorf("err = %v, want errors.Is %v", err, target)
 		}
 	}
+}
+
+// Reply answers every request with status, the extra headers and body
+// (the error-table server of the adapter tests).
+func Reply(status int, header map[string]string, body string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range header {
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	})
+}
+
+// Timeouts checks an adapter call against a server that never answers,
+// once bounded by the adapter's own timeout and once by the caller's
+// deadline: both must fail with ErrUpstream wrapping DeadlineExceeded.
+// call builds the adapter over h with the given Config.Timeout (-1: none)
+// and makes one call with ctx.
+func Timeouts(t *testing.T, call func(ctx context.Context, h http.Handler, timeout time.Duration) error) {
+	t.Helper()
+	check := func(t *testing.T, err error) {
+		t.Helper()
+		if !errors.Is(err, market.ErrUpstream) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want ErrUpstream + DeadlineExceeded", err)
+		}
+	}
+	t.Run("config timeout", func(t *testing.T) {
+		check(t, call(context.Background(), Blocking(t), 30*time.Millisecond))
+	})
+	t.Run("caller deadline", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+		defer cancel()
+		check(t, call(ctx, Blocking(t), -1))
+	})
 }
