@@ -16,6 +16,7 @@ import (
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/apierr"
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/chart"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/registry"
 )
@@ -213,18 +214,6 @@ func (s *Server) trendingList(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, body)
 }
 
-// candleOut is one candle of the OHLCV and price-chart responses.
-type candleOut struct {
-	Time   int64   `json:"time"`
-	Open   float64 `json:"open"`
-	High   float64 `json:"high"`
-	Low    float64 `json:"low"`
-	Close  float64 `json:"close"`
-	Volume float64 `json:"volume"`
-	Trades int64   `json:"trades,omitempty"` // trade-derived candles only (never 0 there)
-	IsOpen bool    `json:"isOpen,omitempty"`
-}
-
 var intervalNames = func() []string {
 	out := make([]string, len(market.Intervals))
 	for i, iv := range market.Intervals {
@@ -260,21 +249,6 @@ func (s *Server) candleQuery(r *http.Request) (market.Interval, int64, int64, er
 	return iv, from, to, nil
 }
 
-// candles reads the mint's candles, marking the one still open at now.
-func (s *Server) candles(mint string, iv market.Interval, from, to int64) []candleOut {
-	out := []candleOut{}
-	if s.d.Analytics == nil {
-		return out
-	}
-	now := s.d.Now().Unix()
-	d := int64(iv.Duration() / time.Second)
-	for _, c := range s.d.Analytics.Candles(mint, iv, from, to) {
-		out = append(out, candleOut{Time: c.Time, Open: c.Open, High: c.High, Low: c.Low, Close: c.Close, Volume: c.Volume,
-			Trades: c.Trades, IsOpen: c.Time <= now && now < c.Time+d})
-	}
-	return out
-}
-
 // GET /v1/assets/{assetId}/ohlcv
 func (s *Server) ohlcv(w http.ResponseWriter, r *http.Request) error {
 	res, mint, err := s.assetMint(r)
@@ -285,7 +259,7 @@ func (s *Server) ohlcv(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c := s.mintChart(mint, iv, from, to)
+	c := s.charts().Mint(mint, iv, from, to)
 	return writeJSON(w, http.StatusOK, struct {
 		AssetID  string          `json:"assetId"`
 		Mint     string          `json:"mint"`
@@ -293,7 +267,7 @@ func (s *Server) ohlcv(w http.ResponseWriter, r *http.Request) error {
 		From     int64           `json:"from"`
 		To       int64           `json:"to"`
 		Source   string          `json:"source"`
-		Candles  []candleOut     `json:"candles"`
+		Candles  []chart.Candle  `json:"candles"`
 	}{res.AssetID, mint, iv, from, to, c.Source, c.Candles})
 }
 

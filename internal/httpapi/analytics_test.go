@@ -9,6 +9,7 @@ import (
 
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/chart"
 	"github.com/assetd/assetd/internal/registry"
 )
 
@@ -125,13 +126,13 @@ func TestTrending(t *testing.T) {
 }
 
 type candlesResp struct {
-	AssetID  string      `json:"assetId"`
-	Mint     string      `json:"mint"`
-	Interval string      `json:"interval"`
-	From     int64       `json:"from"`
-	To       int64       `json:"to"`
-	Source   string      `json:"source"`
-	Candles  []candleOut `json:"candles"`
+	AssetID  string         `json:"assetId"`
+	Mint     string         `json:"mint"`
+	Interval string         `json:"interval"`
+	From     int64          `json:"from"`
+	To       int64          `json:"to"`
+	Source   string         `json:"source"`
+	Candles  []chart.Candle `json:"candles"`
 }
 
 func TestOHLCV(t *testing.T) {

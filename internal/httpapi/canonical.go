@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/chart"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/registry"
 )
@@ -292,70 +293,8 @@ func (s *Server) assetDescription(w http.ResponseWriter, r *http.Request) error 
 	}{res.AssetID, mint, desc})
 }
 
-// chart is a candle series with where it came from.
-type chart struct {
-	Source  string      `json:"source"`
-	Mint    *string     `json:"mint,omitempty"`
-	Symbol  *string     `json:"symbol,omitempty"`
-	CoinID  *string     `json:"coinId,omitempty"`
-	Candles []candleOut `json:"candles"`
-}
-
-// canonicalCandles converts provider candles, marking the open one.
-func (s *Server) canonicalCandles(in []market.Candle, iv market.Interval) []candleOut {
-	now := s.d.Now().Unix()
-	d := int64(iv.Duration() / time.Second)
-	out := make([]candleOut, len(in))
-	for i, c := range in {
-		out[i] = candleOut{Time: c.Time, Open: c.Open, High: c.High, Low: c.Low, Close: c.Close, Volume: c.Volume,
-			IsOpen: c.Time <= now && now < c.Time+d}
-	}
-	return out
-}
-
-// stockChart returns the canonical stock candles of a mapped equity, or
-// false when it has none cached for the range.
-func (s *Server) stockChart(a *registry.Asset, iv market.Interval, from, to int64) (chart, bool) {
-	if a == nil || a.StockTicker == "" {
-		return chart{}, false
-	}
-	cs, _ := s.d.Canonical.StockCandles(a.StockTicker, iv, from, to)
-	if len(cs) == 0 {
-		return chart{}, false
-	}
-	return chart{Source: asset.SourceAnalyticsStock, Symbol: &a.StockTicker, Candles: s.canonicalCandles(cs, iv)}, true
-}
-
-// coinChart returns the external provider's candles of a listed asset, or
-// false when none are cached for the range.
-func (s *Server) coinChart(a *registry.Asset, iv market.Interval, from, to int64) (chart, bool) {
-	if a == nil || a.CoinID == "" {
-		return chart{}, false
-	}
-	cs, _ := s.d.Canonical.CoinCandles(a.CoinID, iv, from, to)
-	if len(cs) == 0 {
-		return chart{}, false
-	}
-	return chart{Source: asset.SourceExtProvider, CoinID: &a.CoinID, Candles: s.canonicalCandles(cs, iv)}, true
-}
-
-// mintChart is the OHLCV of one mint: trade-derived candles when the
-// analytics engine has any in the range, else the market-data provider's
-// cached candles (a mint nobody ingests trades for).
-func (s *Server) mintChart(mint string, iv market.Interval, from, to int64) chart {
-	c := chart{Source: asset.SourceAnalyticsTrades, Mint: &mint, Candles: s.candles(mint, iv, from, to)}
-	if len(c.Candles) == 0 {
-		if cs, src, _ := s.d.Markets.MintCandles(mint, iv, from, to); len(cs) > 0 {
-			c.Source, c.Candles = src, s.canonicalCandles(cs, iv)
-		}
-	}
-	return c
-}
-
-// GET /v1/assets/{assetId}/price-chart: canonical price candles. Mapped
-// public equities serve stock candles first, then assets with an external
-// listing id serve the provider's candles, else the mint OHLCV of the
-// primary variant (or of the mint parameter).
+// GET /v1/assets/{assetId}/price-chart: canonical price candles; the
+// source order is chart.Service.Price's.
 func (s *Server) priceChart(w http.ResponseWriter, r *http.Request) error {
 	res, mint, err := s.assetMint(r)
 	if err != nil {
@@ -365,20 +304,12 @@ func (s *Server) priceChart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a := s.registryAsset(res)
-	c, ok := s.stockChart(a, iv, from, to)
-	if !ok {
-		c, ok = s.coinChart(a, iv, from, to)
-	}
-	if !ok {
-		c = s.mintChart(mint, iv, from, to)
-		c.Mint = nil // the response names no mint (as before canonical sources existed)
-	}
+	c := s.charts().Price(s.registryAsset(res), mint, iv, from, to)
 	return writeJSON(w, http.StatusOK, struct {
 		AssetID  string          `json:"assetId"`
 		Interval market.Interval `json:"interval"`
 		From     int64           `json:"from"`
 		To       int64           `json:"to"`
-		chart
+		chart.Chart
 	}{res.AssetID, iv, from, to, c})
 }

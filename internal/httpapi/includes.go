@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/chart"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/risk"
@@ -98,41 +99,26 @@ func (s *Server) runIncludes(r *http.Request, names []string, p includeParams) m
 	return out
 }
 
-// includeBlock computes one block from memory.
+// includeBlock computes one block from memory; every decision is a domain
+// call (chart source, risk inputs, markets page).
 func (s *Server) includeBlock(name string, p includeParams) includeBlock {
 	switch name {
 	case "profile":
 		return s.profileBlock(s.registryAsset(p.res))
 	case "risk":
-		in := s.riskInput(p.mint)
-		d := risk.Score(in)
 		return includeBlock{OK: true, Data: struct {
 			Mint string `json:"mint"`
 			risk.Details
-		}{p.mint, d}}
+		}{p.mint, s.risk().Assess(p.mint)}}
 	case "ohlcv":
-		return includeBlock{OK: true, Data: s.ohlcvBlock(p)}
+		return includeBlock{OK: true, Data: struct {
+			Interval market.Interval `json:"interval"`
+			From     int64           `json:"from"`
+			To       int64           `json:"to"`
+			chart.Chart
+		}{p.interval, p.from, p.to, s.charts().Detail(s.registryAsset(p.res), p.mint, p.explicitMint, p.interval, p.from, p.to)}}
 	case "markets":
 		return includeBlock{OK: true, Data: s.marketsPage(p.mint, p.marketsOffset, p.marketsLimit)}
 	}
 	return includeBlock{Reason: reasonError, Message: "unknown block " + name}
-}
-
-// ohlcvBlock: mapped public equities use the canonical stock candles
-// unless the mint parameter was given (falling back to the mint's candles
-// when none are cached); everything else uses the include mint's candles.
-func (s *Server) ohlcvBlock(p includeParams) any {
-	c, ok := chart{}, false
-	if !p.explicitMint {
-		c, ok = s.stockChart(s.registryAsset(p.res), p.interval, p.from, p.to)
-	}
-	if !ok {
-		c = s.mintChart(p.mint, p.interval, p.from, p.to)
-	}
-	return struct {
-		Interval market.Interval `json:"interval"`
-		From     int64           `json:"from"`
-		To       int64           `json:"to"`
-		chart
-	}{p.interval, p.from, p.to, c}
 }

@@ -14,10 +14,12 @@ import (
 
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/catalog"
+	"github.com/assetd/assetd/internal/chart"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/ratelimit"
+	"github.com/assetd/assetd/internal/risk"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/usage"
 )
@@ -111,6 +113,20 @@ func New(d Deps) *Server {
 	s := &Server{d: d, budget: ratelimit.NewMemory()}
 	s.handler = s.build(nil)
 	return s
+}
+
+// charts decides which candle source serves a chart (from memory).
+func (s *Server) charts() chart.Service {
+	return chart.New(s.d.Analytics, s.d.Markets, s.d.Canonical, s.d.Now)
+}
+
+// risk gathers a mint's risk inputs from memory and scores them.
+func (s *Server) risk() risk.Gatherer {
+	g := risk.Gatherer{Markets: s.d.Markets, Advisories: s.d.Advisories, Now: s.d.Now}
+	if s.d.Catalog != nil {
+		g.Curated = s.d.Catalog
+	}
+	return g
 }
 
 // Handler is the root handler with every middleware applied.

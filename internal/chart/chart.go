@@ -1,0 +1,169 @@
+// Package chart decides which candle source serves a chart and returns the
+// series from memory: trade-derived candles of a mint (else the market-data
+// provider's), canonical stock candles of a mapped equity, and the external
+// provider's candles of a listed asset. It is the one place those source
+// rules live; the HTTP layer only parses the range and writes the result.
+package chart
+
+import (
+	"time"
+
+	"github.com/assetd/assetd/internal/analytics"
+	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/registry"
+)
+
+// Trades are the trade-derived candles of a mint (the analytics engine).
+type Trades interface {
+	Candles(mint string, iv market.Interval, from, to int64) []analytics.CandleRow
+}
+
+// MintCandles are the market-data provider's cached candles of a mint and
+// that provider's source name.
+type MintCandles interface {
+	MintCandles(mint string, iv market.Interval, from, to int64) ([]market.Candle, string, bool)
+}
+
+// Canonical are the cached asset-level candles: the external provider's
+// per coin id and the stock market's per ticker.
+type Canonical interface {
+	CoinCandles(id string, iv market.Interval, from, to int64) ([]market.Candle, bool)
+	StockCandles(ticker string, iv market.Interval, from, to int64) ([]market.Candle, bool)
+}
+
+// Candle is one bar of a chart.
+type Candle struct {
+	Time   int64   `json:"time"`
+	Open   float64 `json:"open"`
+	High   float64 `json:"high"`
+	Low    float64 `json:"low"`
+	Close  float64 `json:"close"`
+	Volume float64 `json:"volume"`
+	Trades int64   `json:"trades,omitempty"` // trade-derived candles only (never 0 there)
+	IsOpen bool    `json:"isOpen,omitempty"` // the bar still open at the service's now
+}
+
+// Chart is a candle series with where it came from: Source is
+// analytics_trades, the market-data provider's name, analytics_stock
+// (with Symbol) or extprovider (with CoinID).
+type Chart struct {
+	Source  string   `json:"source"`
+	Mint    *string  `json:"mint,omitempty"`
+	Symbol  *string  `json:"symbol,omitempty"`
+	CoinID  *string  `json:"coinId,omitempty"`
+	Candles []Candle `json:"candles"`
+}
+
+// Service reads charts from memory. It is a small value, cheap to copy.
+type Service struct {
+	trades    Trades
+	provider  MintCandles
+	canonical Canonical
+	now       func() time.Time
+}
+
+// New returns a chart service; nil sources count as "nothing cached" and a
+// nil clock is time.Now.
+func New(trades Trades, provider MintCandles, canonical Canonical, now func() time.Time) Service {
+	if now == nil {
+		now = time.Now
+	}
+	return Service{trades: trades, provider: provider, canonical: canonical, now: now}
+}
+
+// Mint is the OHLCV of one mint: trade-derived candles when the analytics
+// engine has any in the range, else the market-data provider's cached
+// candles (a mint nobody ingests trades for).
+func (s Service) Mint(mint string, iv market.Interval, from, to int64) Chart {
+	c := Chart{Source: asset.SourceAnalyticsTrades, Mint: &mint, Candles: s.tradeCandles(mint, iv, from, to)}
+	if len(c.Candles) == 0 && s.provider != nil {
+		if cs, src, _ := s.provider.MintCandles(mint, iv, from, to); len(cs) > 0 {
+			c.Source, c.Candles = src, s.convert(cs, iv)
+		}
+	}
+	return c
+}
+
+// Price is the canonical price chart of an asset (a may be nil for a
+// singleton): mapped public equities serve stock candles first, then
+// assets with an external listing id serve the provider's candles, else
+// the OHLCV of mint (the primary variant or the caller's mint). A
+// canonical series not cached for the range falls through to the next
+// source. The mint fallback names no mint (the response never did).
+func (s Service) Price(a *registry.Asset, mint string, iv market.Interval, from, to int64) Chart {
+	if c, ok := s.stock(a, iv, from, to); ok {
+		return c
+	}
+	if c, ok := s.coin(a, iv, from, to); ok {
+		return c
+	}
+	c := s.Mint(mint, iv, from, to)
+	c.Mint = nil
+	return c
+}
+
+// Detail is the ohlcv include block of asset detail: mapped public
+// equities use the canonical stock candles unless the caller passed the
+// mint explicitly (falling back to the mint's candles when none are
+// cached); everything else uses the include mint's OHLCV.
+func (s Service) Detail(a *registry.Asset, mint string, explicitMint bool, iv market.Interval, from, to int64) Chart {
+	if !explicitMint {
+		if c, ok := s.stock(a, iv, from, to); ok {
+			return c
+		}
+	}
+	return s.Mint(mint, iv, from, to)
+}
+
+// stock returns the stock candles of a mapped equity, or false when it has
+// none cached for the range.
+func (s Service) stock(a *registry.Asset, iv market.Interval, from, to int64) (Chart, bool) {
+	if a == nil || a.StockTicker == "" || s.canonical == nil {
+		return Chart{}, false
+	}
+	cs, _ := s.canonical.StockCandles(a.StockTicker, iv, from, to)
+	if len(cs) == 0 {
+		return Chart{}, false
+	}
+	return Chart{Source: asset.SourceAnalyticsStock, Symbol: &a.StockTicker, Candles: s.convert(cs, iv)}, true
+}
+
+// coin returns the external provider's candles of a listed asset, or false
+// when none are cached for the range.
+func (s Service) coin(a *registry.Asset, iv market.Interval, from, to int64) (Chart, bool) {
+	if a == nil || a.CoinID == "" || s.canonical == nil {
+		return Chart{}, false
+	}
+	cs, _ := s.canonical.CoinCandles(a.CoinID, iv, from, to)
+	if len(cs) == 0 {
+		return Chart{}, false
+	}
+	return Chart{Source: asset.SourceExtProvider, CoinID: &a.CoinID, Candles: s.convert(cs, iv)}, true
+}
+
+// tradeCandles are the analytics engine's candles of mint (never nil).
+func (s Service) tradeCandles(mint string, iv market.Interval, from, to int64) []Candle {
+	if s.trades == nil {
+		return []Candle{}
+	}
+	rows := s.trades.Candles(mint, iv, from, to)
+	out := make([]Candle, len(rows))
+	now, d := s.now().Unix(), int64(iv.Duration()/time.Second)
+	for i, c := range rows {
+		out[i] = Candle{Time: c.Time, Open: c.Open, High: c.High, Low: c.Low, Close: c.Close, Volume: c.Volume,
+			Trades: c.Trades, IsOpen: c.Time <= now && now < c.Time+d}
+	}
+	return out
+}
+
+// convert turns provider candles into chart candles, marking the open one.
+func (s Service) convert(in []market.Candle, iv market.Interval) []Candle {
+	now, d := s.now().Unix(), int64(iv.Duration()/time.Second)
+	out := make([]Candle, len(in))
+	for i, c := range in {
+		out[i] = Candle{Time: c.Time, Open: c.Open, High: c.High, Low: c.Low, Close: c.Close, Volume: c.Volume,
+			IsOpen: c.Time <= now && now < c.Time+d}
+	}
+	return out
+}
