@@ -156,9 +156,10 @@ func TestOHLCV(t *testing.T) {
 	if len(out.Candles) != 1 || !out.Candles[0].IsOpen || out.Candles[0].Trades != 12 {
 		t.Fatalf("1D candles: %+v", out.Candles)
 	}
-	// The ohlcv scope alone suffices for ohlcv, not for price-chart.
-	if r := h.do(t, "GET", "/v1/assets/"+crypto.AssetID+"/ohlcv", map[string]string{"X-Api-Key": h.plain["ohlcv"]}, nil); r.status != 200 {
-		t.Fatalf("assets:ohlcv:read: %d %s", r.status, r.raw)
+	// The ohlcv scope alone governs the detail include block only (spec:
+	// assets:read unless stated); see TestRouteScopesFollowSpec.
+	if r := h.do(t, "GET", "/v1/assets/"+crypto.AssetID+"/ohlcv", map[string]string{"X-Api-Key": h.plain["ohlcv"]}, nil); r.status != 403 {
+		t.Fatalf("ohlcv with assets:ohlcv:read: %d %s", r.status, r.raw)
 	}
 	if r := h.do(t, "GET", "/v1/assets/"+crypto.AssetID+"/price-chart", map[string]string{"X-Api-Key": h.plain["ohlcv"]}, nil); r.status != 403 {
 		t.Fatalf("price-chart with assets:ohlcv:read: %d", r.status)

@@ -339,7 +339,7 @@ func TestRiskEndpoints(t *testing.T) {
 	if comps := d["components"].([]any); len(comps) != 5 {
 		t.Errorf("components: %v", comps)
 	}
-	r = h.getAs(t, "risk", "/v1/assets/usd/risk-summary?mint="+usdc)
+	r = h.get(t, "/v1/assets/usd/risk-summary?mint="+usdc)
 	if r.status != 200 || r.body["mint"] != usdc || r.body["risk"].(map[string]any)["modelVersion"] != nil {
 		t.Errorf("summary: %d %.300s", r.status, r.raw)
 	}
@@ -411,11 +411,8 @@ func TestProfileTickersDescription(t *testing.T) {
 		t.Errorf("description: %.300s", r.raw)
 	}
 	wantErr(t, h.get(t, "/v1/assets/bitcoin/description?mint="+mintOf("x")), 400, "BadRequestError", "mint_not_variant")
-	// Scopes: assets:profile:read suffices; the risk scope does not.
-	if r := h.getAs(t, "profile", "/v1/assets/bitcoin/tickers"); r.status != 200 {
-		t.Errorf("tickers with assets:profile:read: %d", r.status)
-	}
-	wantErr(t, h.getAs(t, "risk", "/v1/assets/bitcoin/profile"), 403, "ForbiddenError", "insufficient_scope")
+	// Scopes: assets:read only (TestRouteScopesFollowSpec).
+	wantErr(t, h.getAs(t, "profile", "/v1/assets/bitcoin/tickers"), 403, "ForbiddenError", "insufficient_scope")
 }
 
 func TestPriceChartCanonicalSources(t *testing.T) {

@@ -27,12 +27,12 @@ type route struct {
 	handler handlerFunc
 }
 
+// Scopes follow the spec: `assets:read` unless stated. Only the
+// mint-scoped risk-summary states another (riskRead); the fine-grained
+// scopes otherwise govern asset detail include blocks (detailRead).
 var (
-	read        = []string{apikey.ScopeAssetsRead}
-	ohlcvRead   = []string{apikey.ScopeAssetsRead, apikey.ScopeOHLCVRead}
-	riskRead    = []string{apikey.ScopeAssetsRead, apikey.ScopeRiskRead}
-	profileRead = []string{apikey.ScopeAssetsRead, apikey.ScopeProfileRead}
-	marketsRead = []string{apikey.ScopeAssetsRead, apikey.ScopeMarketsRead}
+	read     = []string{apikey.ScopeAssetsRead}
+	riskRead = []string{apikey.ScopeAssetsRead, apikey.ScopeRiskRead}
 	// detailRead: asset detail accepts assets:read or any include scope;
 	// each include block then checks its own scope (includes.go).
 	detailRead  = []string{apikey.ScopeAssetsRead, apikey.ScopeProfileRead, apikey.ScopeRiskRead, apikey.ScopeOHLCVRead, apikey.ScopeMarketsRead}
@@ -72,15 +72,15 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/assets/{assetId}", scopes: detailRead, cache: cacheDetail, handler: s.assetDetail},
 		{pattern: "GET /v1/assets/{assetId}/variants", scopes: read, cache: cacheDetail, handler: s.assetVariants},
 		{pattern: "GET /v1/assets/{assetId}/variant-market", scopes: read, cache: cacheMarkets, handler: s.variantMarket},
-		{pattern: "GET /v1/assets/{assetId}/markets", scopes: marketsRead, cache: cacheMarkets, handler: s.assetMarkets},
+		{pattern: "GET /v1/assets/{assetId}/markets", scopes: read, cache: cacheMarkets, handler: s.assetMarkets},
 		{pattern: "GET /v1/assets/{assetId}/variant-top-markets", scopes: read, cache: cacheMarkets, handler: s.variantTopMarkets},
-		{pattern: "GET /v1/assets/{assetId}/ohlcv", scopes: ohlcvRead, cache: cacheCandles, handler: s.ohlcv},
+		{pattern: "GET /v1/assets/{assetId}/ohlcv", scopes: read, cache: cacheCandles, handler: s.ohlcv},
 		{pattern: "GET /v1/assets/{assetId}/price-chart", scopes: read, cache: cacheCandles, handler: s.priceChart},
-		{pattern: "GET /v1/assets/{assetId}/profile", scopes: profileRead, cache: cacheProfile, handler: s.assetProfile},
-		{pattern: "GET /v1/assets/{assetId}/tickers", scopes: profileRead, cache: cacheProfile, handler: s.assetTickers},
-		{pattern: "GET /v1/assets/{assetId}/description", scopes: profileRead, cache: cacheProfile, handler: s.assetDescription},
-		{pattern: "GET /v1/assets/{assetId}/risk-summary", scopes: riskRead, cache: noStore, handler: s.assetRisk(false)},
-		{pattern: "GET /v1/assets/{assetId}/risk-details", scopes: riskRead, cache: noStore, handler: s.assetRisk(true)},
+		{pattern: "GET /v1/assets/{assetId}/profile", scopes: read, cache: cacheProfile, handler: s.assetProfile},
+		{pattern: "GET /v1/assets/{assetId}/tickers", scopes: read, cache: cacheProfile, handler: s.assetTickers},
+		{pattern: "GET /v1/assets/{assetId}/description", scopes: read, cache: cacheProfile, handler: s.assetDescription},
+		{pattern: "GET /v1/assets/{assetId}/risk-summary", scopes: read, cache: noStore, handler: s.assetRisk(false)},
+		{pattern: "GET /v1/assets/{assetId}/risk-details", scopes: read, cache: noStore, handler: s.assetRisk(true)},
 
 		// Internal trade ingest (8 MiB body, its own limit; see ingestTrades).
 		{pattern: "POST /v1/internal/trades", scopes: tradesWrite, cache: noStore, handler: s.ingestTrades},
