@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/assetd/assetd/internal/apierr"
-	"github.com/assetd/assetd/internal/registry"
 )
 
 // GET /v1/assets/risk-summary (mint-scoped): the summary of any mint.
@@ -26,25 +25,12 @@ func (s *Server) mintRiskSummary(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, s.risk().Assess(raw).Summary)
 }
 
-// riskMint resolves the path asset and the risk mint: the mint parameter,
-// else the path mint of a mint ref, else the liquidity primary.
-func (s *Server) riskMint(r *http.Request) (registry.Resolution, string, error) {
-	if r.URL.Query().Get("mint") == "" {
-		res, err := s.pathAsset(r)
-		if err != nil {
-			return res, "", err
-		}
-		if res.Mint != "" {
-			return res, res.Mint, nil
-		}
-	}
-	return s.assetMint(r)
-}
-
-// GET /v1/assets/{assetId}/risk-summary and /risk-details
+// GET /v1/assets/{assetId}/risk-summary and /risk-details: the risk of the
+// mint parameter, else of the primary variant (the spec's default, for a
+// mint path too, as the other per-asset endpoints).
 func (s *Server) assetRisk(details bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		res, mint, err := s.riskMint(r)
+		res, mint, err := s.assetMint(r)
 		if err != nil {
 			return err
 		}
