@@ -174,11 +174,11 @@ func (s *Server) trendingList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(q, "limit", MaxTrendingLimit, 1, MaxTrendingLimit, false)
+	limit, err := limitParam(q, "limit", MaxTrendingLimit, 1, MaxTrendingLimit)
 	if err != nil {
 		return err
 	}
-	offset, err := intParam(q, "offset", 0, 0, 1<<30, false)
+	offset, err := offsetParam(q, "offset")
 	if err != nil {
 		return err
 	}

@@ -159,11 +159,11 @@ func (s *Server) assetDetail(w http.ResponseWriter, r *http.Request) error {
 		// block reports the from it used).
 		from = to - MaxCandlesPerRequest*step
 	}
-	mOffset, err := intParam(q, "marketsOffset", 0, 0, 1_000_000, false)
+	mOffset, err := offsetParam(q, "marketsOffset")
 	if err != nil {
 		return err
 	}
-	mLimit, err := intParam(q, "marketsLimit", 10, 1, 50, true)
+	mLimit, err := limitParam(q, "marketsLimit", 10, 1, 50)
 	if err != nil {
 		return err
 	}
@@ -313,7 +313,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if len(query) > MaxSearchQuery {
 		return badParam("q", "q is longer than 200 characters", nil)
 	}
-	limit, err := intParam(q, "limit", 20, 1, 50, false)
+	limit, err := limitParam(q, "limit", 20, 1, 50)
 	if err != nil {
 		return err
 	}
@@ -387,11 +387,11 @@ func (s *Server) curated(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	paged := q.Has("limit") || q.Has("offset")
-	limit, err := intParam(q, "limit", 250, 1, 500, false)
+	limit, err := limitParam(q, "limit", 250, 1, 500)
 	if err != nil {
 		return err
 	}
-	offset, err := intParam(q, "offset", 0, 0, 1<<30, false)
+	offset, err := offsetParam(q, "offset")
 	if err != nil {
 		return err
 	}

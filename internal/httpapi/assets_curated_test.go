@@ -223,8 +223,6 @@ func TestCurated(t *testing.T) {
 		{"variants", "variants=yes", "invalid_param"},
 		{"variantsMode", "variantsMode=none", "invalid_param"},
 		{"strategy", "primaryVariantStrategy=volume", "invalid_param"},
-		{"limit 0", "limit=0", "invalid_param"},
-		{"limit 501", "limit=501", "invalid_param"},
 		{"limit not a number", "limit=all", "invalid_param"},
 		{"offset negative", "offset=-1", "invalid_param"},
 		{"offset not a number", "offset=x", "invalid_param"},

@@ -180,11 +180,11 @@ func volumeOf(t *market.Ticker) float64 {
 // GET /v1/assets/{assetId}/tickers
 func (s *Server) assetTickers(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	offset, err := intParam(q, "offset", 0, 0, 1_000_000, false)
+	offset, err := offsetParam(q, "offset")
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(q, "limit", 10, 1, 50, true)
+	limit, err := limitParam(q, "limit", 10, 1, 50)
 	if err != nil {
 		return err
 	}

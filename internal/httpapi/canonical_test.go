@@ -390,7 +390,7 @@ func TestProfileTickersDescription(t *testing.T) {
 	if v := vols(h.get(t, "/v1/assets/bitcoin/tickers?limit=500")); len(v) != 50 {
 		t.Errorf("limit clamp: %d rows", len(v))
 	}
-	wantErr(t, h.get(t, "/v1/assets/bitcoin/tickers?limit=0"), 400, "BadRequestError", "invalid_param") // as markets: only the top is clamped
+	wantErr(t, h.get(t, "/v1/assets/bitcoin/tickers?limit=x"), 400, "BadRequestError", "invalid_param") // limits clamp; non-integers are 400
 	if v := vols(h.get(t, "/v1/assets/bitcoin/tickers?offset=58")); len(v) != 2 || v[1] != 1e6 {
 		t.Errorf("offset: %v", v)
 	}

@@ -38,3 +38,54 @@ func TestRiskDefaultsToPrimaryOnMintPath(t *testing.T) {
 		}
 	}
 }
+
+// Item 4: one rule for every limit parameter: an integer outside the range
+// is clamped into it; a value that is not an integer is 400 invalid_param.
+// The echoed limit (where the response has one) shows the clamped value.
+func TestEveryLimitClamps(t *testing.T) {
+	h, _ := canonicalHarness(t)
+	echo := func(path ...string) func(resp) any {
+		return func(r resp) any {
+			var v any = r.body
+			for _, p := range path {
+				m, _ := v.(map[string]any)
+				v = m[p]
+			}
+			return v
+		}
+	}
+	none := func(resp) any { return nil }
+	tests := []struct {
+		name, path, param string
+		lo, hi            float64
+		echoed            func(resp) any
+	}{
+		{"markets", "/v1/assets/bitcoin/markets?", "limit", 1, 50, echo("limit")},
+		{"tickers", "/v1/assets/bitcoin/tickers?", "limit", 1, 50, echo("tickers", "limit")},
+		{"variant-top-markets", "/v1/assets/bitcoin/variant-top-markets?", "limit", 1, 100, echo("limit")},
+		{"detail marketsLimit", "/v1/assets/bitcoin?include=markets&", "marketsLimit", 1, 50, echo("includes", "markets", "data", "limit")},
+		{"search", "/v1/assets/search?q=usd&", "limit", 1, 50, none},
+		{"trending", "/v1/assets/trending?", "limit", 1, 50, echo("meta", "limit")},
+		{"curated", "/v1/assets/curated?", "limit", 1, 500, echo("pagination", "limit")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, c := range []struct {
+				v    string
+				want float64
+			}{{"0", tt.lo}, {"-7", tt.lo}, {"100000", tt.hi}, {"99999999999999999999999", tt.hi}} {
+				r := h.get(t, tt.path+tt.param+"="+c.v)
+				if r.status != 200 {
+					t.Errorf("%s=%s: %d %.200s; want 200 (clamped)", tt.param, c.v, r.status, r.raw)
+					continue
+				}
+				if got := tt.echoed(r); got != nil && got != c.want {
+					t.Errorf("%s=%s: echoed %v; want %v", tt.param, c.v, got, c.want)
+				}
+			}
+			for _, bad := range []string{"ten", "1.5", "1e3"} {
+				wantErr(t, h.get(t, tt.path+tt.param+"="+bad), 400, "BadRequestError", "invalid_param")
+			}
+		})
+	}
+}

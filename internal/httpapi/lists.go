@@ -182,11 +182,11 @@ func (s *Server) readList(ctx context.Context, slug string) (*resolvedList, erro
 // GET /v2/lists
 func (s *Server) listCatalog(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	limit, err := intParam(q, "limit", 100, 1, 500, false)
+	limit, err := limitParam(q, "limit", 100, 1, 500)
 	if err != nil {
 		return err
 	}
-	offset, err := intParam(q, "offset", 0, 0, 1<<30, false)
+	offset, err := offsetParam(q, "offset")
 	if err != nil {
 		return err
 	}
@@ -244,11 +244,11 @@ func (s *Server) refresh(ctx context.Context, slugs ...string) {
 // GET /v2/lists/{slug}
 func (s *Server) listDetail(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	limit, err := intParam(q, "limit", 500, 1, 2000, false)
+	limit, err := limitParam(q, "limit", 500, 1, 2000)
 	if err != nil {
 		return err
 	}
-	offset, err := intParam(q, "offset", 0, 0, 1<<30, false)
+	offset, err := offsetParam(q, "offset")
 	if err != nil {
 		return err
 	}
@@ -285,11 +285,11 @@ func (s *Server) listCompose(w http.ResponseWriter, r *http.Request) error {
 	if len(slugs) > MaxComposeLists {
 		return badParam("lists", "at most 10 lists per call", apierr.Details{"max": MaxComposeLists})
 	}
-	limit, err := intParam(q, "limit", 500, 1, 2000, false)
+	limit, err := limitParam(q, "limit", 500, 1, 2000)
 	if err != nil {
 		return err
 	}
-	offset, err := intParam(q, "offset", 0, 0, 1<<30, false)
+	offset, err := offsetParam(q, "offset")
 	if err != nil {
 		return err
 	}

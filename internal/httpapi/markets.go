@@ -269,11 +269,11 @@ func toMarketRow(m market.DEXMarket) marketRow {
 // GET /v1/assets/{assetId}/markets
 func (s *Server) assetMarkets(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	offset, err := intParam(q, "offset", 0, 0, 1_000_000, false)
+	offset, err := offsetParam(q, "offset")
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(q, "limit", 10, 1, 50, true)
+	limit, err := limitParam(q, "limit", 10, 1, 50)
 	if err != nil {
 		return err
 	}
@@ -332,11 +332,11 @@ type topMarketRow struct {
 // GET /v1/assets/{assetId}/variant-top-markets
 func (s *Server) variantTopMarkets(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	offset, err := intParam(q, "offset", 0, 0, 1_000_000, false)
+	offset, err := offsetParam(q, "offset")
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(q, "limit", 10, 1, 100, true)
+	limit, err := limitParam(q, "limit", 10, 1, 100)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/url"
 	"slices"
 	"strconv"
@@ -27,19 +28,47 @@ func missingParam(param, msg string) *apierr.Error {
 	return apierr.New(apierr.BadRequest, msg).WithDetails(apierr.Details{"code": "missing_param", "param": param})
 }
 
-// intParam parses an optional integer in [lo, hi]; absent gives def.
-// clamp lowers values above hi to hi instead of refusing them (the spec
-// says "clamped" for those limits).
-func intParam(q url.Values, name string, def, lo, hi int, clamp bool) (int, error) {
+// maxOffset bounds every offset parameter (larger values are lowered to
+// it: the page is empty either way).
+const maxOffset = 1 << 30
+
+// limitParam parses an optional page-size parameter; absent gives def.
+// The rule for every limit (docs/errors.md): a value that is not an
+// integer is a 400; an integer outside [lo, hi] is clamped into it (the
+// spec's "clamped", and what the public reference's clients rely on).
+func limitParam(q url.Values, name string, def, lo, hi int) (int, error) {
 	s := q.Get(name)
 	if s == "" {
 		return def, nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < lo || (!clamp && n > hi) {
-		return 0, badParam(name, "Invalid "+name+": must be an integer from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi), nil)
+	switch {
+	case errors.Is(err, strconv.ErrRange): // an integer too long for int
+		if strings.HasPrefix(s, "-") {
+			return lo, nil
+		}
+		return hi, nil
+	case err != nil:
+		return 0, badParam(name, "Invalid "+name+": must be an integer (values outside "+strconv.Itoa(lo)+".."+strconv.Itoa(hi)+" are clamped)", nil)
 	}
-	return min(n, hi), nil
+	return min(max(n, lo), hi), nil
+}
+
+// offsetParam parses an optional zero-based offset (default 0): a
+// non-negative integer, else 400; values above maxOffset are lowered to it.
+func offsetParam(q url.Values, name string) (int, error) {
+	s := q.Get(name)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	switch {
+	case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-"):
+		return maxOffset, nil
+	case err != nil || n < 0:
+		return 0, badParam(name, "Invalid "+name+": must be a non-negative integer", nil)
+	}
+	return min(n, maxOffset), nil
 }
 
 // enumParam parses an optional value from allowed; absent gives def.
