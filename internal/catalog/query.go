@@ -76,7 +76,7 @@ func (c *Catalog) ResolvedBody(res registry.Resolution) Resolved {
 	}
 	if v != nil {
 		out.Variant = &ResolveVariant{Mint: v.Mint, Chain: "solana", Kind: v.Kind, LiquidityTier: v.LiquidityTier,
-			TrustTier: v.TrustTier, Tags: v.Tags, Issuer: v.Issuer, IssuerURL: v.IssuerURL, Label: v.Label}
+			TrustTier: v.TrustTier, Tags: v.Tags, Issuer: v.Issuer, IssuerURL: v.IssuerURL, Label: v.Label, Advisory: v.Advisory}
 	}
 	return out
 }

@@ -97,6 +97,8 @@ type ResolveVariant struct {
 	Issuer        string   `json:"issuer,omitempty"`
 	IssuerURL     string   `json:"issuerUrl,omitempty"`
 	Label         string   `json:"label,omitempty"`
+	// Advisory is the operator flag of the mint, null when not flagged.
+	Advisory *asset.Advisory `json:"advisory"`
 }
 
 // Resolved is the body of GET /v1/assets/resolve.

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/assetd/assetd/internal/asset"
@@ -88,4 +90,80 @@ func TestEveryLimitClamps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Item 10: variant-markets with neither mints nor addresses is 200 with an
+// empty list (the public reference's answer; its deploy canary calls it
+// that way).
+func TestVariantMarketsWithoutMints(t *testing.T) {
+	h, _, _ := marketHarness(t)
+	for _, q := range []string{"", "?mints=", "?addresses=", "?mints=%20,%20"} {
+		r := h.get(t, "/v1/assets/variant-markets"+q)
+		wantOK(t, r, "private, max-age=60")
+		if strings.TrimSpace(r.raw) != `{"variants":[]}` {
+			t.Errorf("%q: %s; want {\"variants\":[]}", q, r.raw)
+		}
+	}
+}
+
+// Item 3: every read endpoint that shows a mint annotates it with
+// `advisory` (spec: "Read endpoints annotate with it and never refuse"):
+// market-snapshots rows, variant-markets rows, variant-market,
+// variant-top-markets rows and the resolve variant. Null when unflagged.
+func TestAdvisoryOnEveryMintRow(t *testing.T) {
+	h, _, snap := marketHarness(t)
+	btc, _ := snap.Asset("bitcoin")
+	flagged := h.srv.d.Catalog.Primary(registry.Resolution{AssetID: "bitcoin"}, asset.StrategyLiquidity).Mint
+	adv := &asset.Advisory{Status: asset.AdvisoryCaution, Reason: "synthetic test advisory", Since: 1}
+	h.srv.d.Advisories = advMap{flagged: adv}
+	h.srv.d.Catalog.SetAdvisories(h.srv.d.Advisories.Get)
+	var other string
+	for _, v := range btc.Variants {
+		if v.Mint != flagged {
+			other = v.Mint
+			break
+		}
+	}
+	status := func(v any) any {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v // null stays nil
+		}
+		return m["status"]
+	}
+	type row = map[string]any
+	check := func(name string, r row, mint string) {
+		t.Helper()
+		v, present := r["advisory"]
+		if !present {
+			t.Errorf("%s: no advisory field on %v", name, mint)
+			return
+		}
+		want := any(nil)
+		if mint == flagged {
+			want = "caution"
+		}
+		if status(v) != want {
+			t.Errorf("%s %s: advisory %v; want status %v", name, mint, v, want)
+		}
+	}
+
+	r := h.postJSON(t, "/v1/assets/market-snapshots", `{"mints":["`+flagged+`","`+other+`"]}`)
+	var rows []row
+	if err := json.Unmarshal([]byte(r.raw), &rows); err != nil || len(rows) != 2 {
+		t.Fatalf("market-snapshots: %d %s", r.status, r.raw)
+	}
+	for _, x := range rows {
+		check("market-snapshots", x, x["address"].(string))
+	}
+	for _, x := range h.get(t, "/v1/assets/variant-markets?mints="+flagged+","+other).body["variants"].([]any) {
+		check("variant-markets", x.(row), x.(row)["mint"].(string))
+	}
+	check("variant-market", h.get(t, "/v1/assets/bitcoin/variant-market").body, flagged)
+	check("variant-market mint=", h.get(t, "/v1/assets/bitcoin/variant-market?mint="+other).body, other)
+	for _, x := range h.get(t, "/v1/assets/bitcoin/variant-top-markets?variantsMode=all").body["variants"].([]any) {
+		check("variant-top-markets", x.(row), x.(row)["mint"].(string))
+	}
+	check("resolve variant", h.get(t, "/v1/assets/resolve?mint="+flagged).body["variant"].(row), flagged)
+	check("resolve variant", h.get(t, "/v1/assets/resolve?mint="+other).body["variant"].(row), other)
 }

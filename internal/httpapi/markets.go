@@ -78,6 +78,8 @@ type snapshotRow struct {
 	LogoURI   *string       `json:"logoURI"`
 	Market    *asset.Market `json:"market"`
 	HasMarket bool          `json:"hasMarket"`
+	// Advisory is the operator flag of the mint, null when not flagged.
+	Advisory *asset.Advisory `json:"advisory"`
 }
 
 // POST /v1/assets/market-snapshots
@@ -106,7 +108,8 @@ func (s *Server) marketSnapshots(w http.ResponseWriter, r *http.Request) error {
 	rows := make([]snapshotRow, len(mints))
 	for i, m := range mints {
 		assetID, sym, name, dec := s.d.Catalog.VariantMeta(m)
-		row := snapshotRow{Address: m, AssetID: assetID, Symbol: nonEmptyPtr(sym), Name: nonEmptyPtr(name), Decimals: dec}
+		row := snapshotRow{Address: m, AssetID: assetID, Symbol: nonEmptyPtr(sym), Name: nonEmptyPtr(name), Decimals: dec,
+			Advisory: s.d.Advisories.Get(m)}
 		if tok, ok := s.d.Markets.Token(m); ok {
 			mk := tok.Market
 			row.Market = &mk
@@ -140,6 +143,7 @@ type variantMarketRow struct {
 	Chain            *string                 `json:"chain"`
 	Market           *asset.Market           `json:"market"`
 	ExecutionQuality *asset.ExecutionQuality `json:"executionQuality"`
+	Advisory         *asset.Advisory         `json:"advisory"`
 }
 
 // GET /v1/assets/variant-markets
@@ -149,9 +153,8 @@ func (s *Server) variantMarkets(w http.ResponseWriter, r *http.Request) error {
 	if raw == "" {
 		raw = q.Get("addresses")
 	}
-	if strings.TrimSpace(raw) == "" {
-		return missingParam("mints", "mints (or addresses) is required: a comma-separated list of mint addresses")
-	}
+	// Neither mints nor addresses: an empty list, as the public reference
+	// answers (its deploy canary calls it that way).
 	mints, bad := dedupeMints(strings.Split(raw, ","))
 	if len(bad) > 0 {
 		return invalidMints(bad)
@@ -163,7 +166,8 @@ func (s *Server) variantMarkets(w http.ResponseWriter, r *http.Request) error {
 	rows := make([]variantMarketRow, len(mints))
 	for i, m := range mints {
 		assetID, _, _, _ := s.d.Catalog.VariantMeta(m)
-		row := variantMarketRow{Mint: m, AssetID: &assetID, Chain: &chain, ExecutionQuality: s.d.Markets.ExecutionQuality(m)}
+		row := variantMarketRow{Mint: m, AssetID: &assetID, Chain: &chain, ExecutionQuality: s.d.Markets.ExecutionQuality(m),
+			Advisory: s.d.Advisories.Get(m)}
 		if tok, ok := s.d.Markets.Token(m); ok {
 			mk := tok.Market
 			row.Market = &mk
@@ -218,8 +222,9 @@ func (s *Server) variantMarket(w http.ResponseWriter, r *http.Request) error {
 		Mint             string                  `json:"mint"`
 		Market           *asset.Market           `json:"market"`
 		ExecutionQuality *asset.ExecutionQuality `json:"executionQuality"`
+		Advisory         *asset.Advisory         `json:"advisory"`
 		LastUpdatedAt    *int64                  `json:"lastUpdatedAt"`
-	}{AssetID: res.AssetID, Mint: mint, ExecutionQuality: s.d.Markets.ExecutionQuality(mint)}
+	}{AssetID: res.AssetID, Mint: mint, ExecutionQuality: s.d.Markets.ExecutionQuality(mint), Advisory: s.d.Advisories.Get(mint)}
 	if tok, ok := s.d.Markets.Token(mint); ok {
 		mk := tok.Market
 		body.Market = &mk
@@ -315,18 +320,19 @@ func (s *Server) marketsPage(mint string, offset, limit int) marketsPage {
 }
 
 type topMarketRow struct {
-	Mint             string     `json:"mint"`
-	Kind             string     `json:"kind"`
-	LiquidityTier    string     `json:"liquidityTier"`
-	TrustTier        string     `json:"trustTier"`
-	Label            string     `json:"label,omitempty"`
-	StockVariantTier string     `json:"stockVariantTier,omitempty"`
-	Symbol           string     `json:"symbol,omitempty"`
-	Name             string     `json:"name,omitempty"`
-	TopMarket        *marketRow `json:"topMarket"`
-	MarketsTotal     *int       `json:"marketsTotal"`
-	TotalLiquidity   *float64   `json:"totalLiquidity"`
-	LastFetchedAt    *int64     `json:"lastFetchedAt"`
+	Mint             string          `json:"mint"`
+	Kind             string          `json:"kind"`
+	LiquidityTier    string          `json:"liquidityTier"`
+	TrustTier        string          `json:"trustTier"`
+	Label            string          `json:"label,omitempty"`
+	StockVariantTier string          `json:"stockVariantTier,omitempty"`
+	Symbol           string          `json:"symbol,omitempty"`
+	Name             string          `json:"name,omitempty"`
+	Advisory         *asset.Advisory `json:"advisory"`
+	TopMarket        *marketRow      `json:"topMarket"`
+	MarketsTotal     *int            `json:"marketsTotal"`
+	TotalLiquidity   *float64        `json:"totalLiquidity"`
+	LastFetchedAt    *int64          `json:"lastFetchedAt"`
 }
 
 // GET /v1/assets/{assetId}/variant-top-markets
@@ -356,7 +362,7 @@ func (s *Server) variantTopMarkets(w http.ResponseWriter, r *http.Request) error
 	var newest time.Time
 	for i, v := range variants {
 		row := topMarketRow{Mint: v.Mint, Kind: v.Kind, LiquidityTier: v.LiquidityTier, TrustTier: v.TrustTier, Label: v.Label,
-			StockVariantTier: v.StockVariantTier, Symbol: v.Symbol, Name: v.Name}
+			StockVariantTier: v.StockVariantTier, Symbol: v.Symbol, Name: v.Name, Advisory: s.d.Advisories.Get(v.Mint)}
 		if ms, fetched, ok := s.d.Markets.DEXMarkets(v.Mint); ok {
 			n := len(ms)
 			row.MarketsTotal = &n

@@ -162,7 +162,6 @@ func TestVariantMarkets(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ q, code string }{
-		{"", "missing_param"},
 		{"mints=nope", "invalid_mint"},
 		{"mints=" + strings.Join(fifty[:51], ","), "invalid_param"},
 	} {
