@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Kind classifies an error. Each kind has exactly one status and tag.
@@ -61,6 +62,9 @@ type Error struct {
 	Message string
 	Details any
 	Cause   error
+	// RetryAfter is when a RateLimited request may be retried; the
+	// response's Retry-After header says it (at least 1 s).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -82,6 +86,9 @@ func New(k Kind, msg string) *Error { return &Error{Kind: k, Message: msg} }
 func Newf(k Kind, format string, args ...any) *Error {
 	return &Error{Kind: k, Message: fmt.Sprintf(format, args...)}
 }
+
+// WithRetryAfter returns e with its retry delay set.
+func (e *Error) WithRetryAfter(d time.Duration) *Error { e.RetryAfter = d; return e }
 
 // WithDetails returns e with details attached.
 func (e *Error) WithDetails(d any) *Error { e.Details = d; return e }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -166,4 +167,39 @@ func TestAdvisoryOnEveryMintRow(t *testing.T) {
 	}
 	check("resolve variant", h.get(t, "/v1/assets/resolve?mint="+flagged).body["variant"].(row), flagged)
 	check("resolve variant", h.get(t, "/v1/assets/resolve?mint="+other).body["variant"].(row), other)
+}
+
+// Item 8: the provider-budget 429 carries Retry-After like every 429
+// (docs/errors.md), agreeing with details.retryAfterSeconds.
+func TestProviderBudget429HasRetryAfter(t *testing.T) {
+	h, _, _ := listHarness(t)
+	key := h.plain["read"]
+	if r := h.send(t, "POST", "/v2/lists", key, `{"slug":"budget-test","name":"Budget"}`); r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.raw)
+	}
+	var r resp
+	for i := 0; i < 4; i++ { // the harness budget is 3 batch calls per window
+		r = h.send(t, "POST", "/v2/lists/budget-test/members", key, `{"mints":[]}`)
+	}
+	wantErr(t, r, 429, "RateLimitedError", "provider_budget")
+	ra := r.header.Get("Retry-After")
+	d, _ := r.body["error"].(map[string]any)["details"].(map[string]any)
+	if ra == "" || ra == "0" || ra != fmt.Sprint(d["retryAfterSeconds"]) {
+		t.Errorf("Retry-After %q; want a positive value equal to details.retryAfterSeconds %v", ra, d["retryAfterSeconds"])
+	}
+}
+
+// Item 9: DELETE of a member with a malformed mint is 400 invalid_mint, as
+// PUT; a well-formed mint that is not a member stays 404.
+func TestMemberDeleteMalformedMint(t *testing.T) {
+	h, _, _ := listHarness(t)
+	key := h.plain["read"]
+	if r := h.send(t, "POST", "/v2/lists", key, `{"slug":"delete-test","name":"Delete"}`); r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.raw)
+	}
+	for _, bad := range []string{"nope", "0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl", strings.Repeat("1", 60)} {
+		wantErr(t, h.send(t, "DELETE", "/v2/lists/delete-test/members/"+bad, key, ""), 400, "BadRequestError", "invalid_mint")
+		wantErr(t, h.send(t, "PUT", "/v2/lists/delete-test/members/"+bad, key, ""), 400, "BadRequestError", "invalid_mint")
+	}
+	wantErr(t, h.send(t, "DELETE", "/v2/lists/delete-test/members/"+mkUnknown, key, ""), 404, "NotFoundError", "")
 }

@@ -533,6 +533,10 @@ func (s *Server) memberDelete(w http.ResponseWriter, r *http.Request) error {
 	if s.isCuratedSlug(slug) {
 		return apierr.New(apierr.Forbidden, "curated lists are managed by the operator").WithDetails(apierr.Details{"code": "not_owner"})
 	}
+	if !registry.ValidMint(mint) {
+		// As PUT: a malformed address is a bad request, not an absent member.
+		return invalidMemberMint(mint)
+	}
 	if err := s.d.Lists.DeleteMember(r.Context(), project(r), slug, mint); err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
 			return apierr.Newf(apierr.NotFound, "%s is not a member of %s", mint, slug)
@@ -545,6 +549,12 @@ func (s *Server) memberDelete(w http.ResponseWriter, r *http.Request) error {
 		Mint    string `json:"mint"`
 		Deleted bool   `json:"deleted"`
 	}{slug, mint, true})
+}
+
+// invalidMemberMint is the 400 of a member path holding a malformed mint.
+func invalidMemberMint(mint string) error {
+	return apierr.Newf(apierr.BadRequest, "Invalid mint: %q is not a base58 32-byte address", mint).
+		WithDetails(apierr.Details{"code": "invalid_mint", "mint": mint})
 }
 
 type addedRow struct {
@@ -641,5 +651,6 @@ func (s *Server) chargeBudget(r *http.Request, kind string, n int) error {
 		return nil
 	}
 	return apierr.Newf(apierr.RateLimited, "provider budget exhausted: %d %s calls per %s per key", n, kind, s.d.ListsConfig.BudgetWindow).
-		WithDetails(apierr.Details{"code": "provider_budget", "retryAfterSeconds": ceilSeconds(d.RetryAfter)})
+		WithDetails(apierr.Details{"code": "provider_budget", "retryAfterSeconds": ceilSeconds(d.RetryAfter)}).
+		WithRetryAfter(d.RetryAfter)
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -67,7 +68,13 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	} else {
 		log.DebugContext(r.Context(), "request refused", "request_id", requestID(r.Context()), "status", status, "err", err)
 	}
-	w.Header().Set("Cache-Control", "no-store")
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	if e.Kind == apierr.RateLimited && h.Get("Retry-After") == "" {
+		// Every 429 says when to retry (docs/errors.md), whichever limit
+		// refused it.
+		h.Set("Retry-After", strconv.FormatInt(max(1, ceilSeconds(e.RetryAfter)), 10))
+	}
 	_ = writeJSON(w, status, body)
 }
 
