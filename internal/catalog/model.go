@@ -102,6 +102,10 @@ type mintRow struct {
 type curatedModel struct {
 	assets []int        // groupBy=asset
 	mints  [2][]mintRow // groupBy=mint [default, variantsMode=all]
+	// members are the default mint rows' mints in list order (lists in
+	// curated-rank order, members by rank, the dynamic LST set last): the
+	// effective membership the v2 curated slugs serve.
+	members []registry.CuratedMember
 }
 
 // model is one immutable read model.
@@ -314,9 +318,15 @@ func buildCurated(m *model, snap *registry.Snapshot) map[string]*curatedModel {
 	// list); its mint rows are every member of the other lists, so that
 	// list=all&groupBy=mint holds every curated mint.
 	var allMembers []registry.CuratedMember
+	lstAdded := map[string]int64{} // registry lsts members' join times
 	for _, l := range snap.CuratedLists() {
 		if l.ID != registry.AllListID {
 			allMembers = append(allMembers, l.Members...)
+		}
+		if l.ID == "lsts" {
+			for _, mem := range l.Members {
+				lstAdded[mem.Mint] = mem.AddedAt
+			}
 		}
 	}
 	for _, l := range snap.CuratedLists() {
@@ -324,7 +334,7 @@ func buildCurated(m *model, snap *registry.Snapshot) map[string]*curatedModel {
 		seenAsset := map[int]bool{}
 		var mintRows [2][]mintRow
 		seenMint := map[string]bool{}
-		addMint := func(ai, vi int) {
+		addMint := func(ai, vi int, addedAt int64) {
 			mint := m.assets[ai].a.Variants[vi].Mint
 			if seenMint[mint] {
 				return
@@ -333,6 +343,7 @@ func buildCurated(m *model, snap *registry.Snapshot) map[string]*curatedModel {
 			mintRows[1] = append(mintRows[1], mintRow{ai, vi})
 			if !m.assets[ai].capped(vi) {
 				mintRows[0] = append(mintRows[0], mintRow{ai, vi})
+				cm.members = append(cm.members, registry.CuratedMember{Mint: mint, Rank: len(cm.members), AssetID: m.assets[ai].a.AssetID, AddedAt: addedAt})
 			}
 		}
 		addAsset := func(ai int) {
@@ -355,14 +366,14 @@ func buildCurated(m *model, snap *registry.Snapshot) map[string]*curatedModel {
 				continue // replaced by the dynamic set below
 			}
 			addAsset(ai)
-			addMint(ai, variantIndex(a, mem.Mint))
+			addMint(ai, variantIndex(a, mem.Mint), mem.AddedAt)
 		}
 		if hasSolana && (l.ID == "lsts" || l.ID == registry.AllListID) {
 			sm := &m.assets[solana]
 			for _, vi := range sm.order[0] {
 				if isLSTKind(sm.a.Variants[vi].Kind) {
 					addAsset(solana)
-					addMint(solana, vi)
+					addMint(solana, vi, lstAdded[sm.a.Variants[vi].Mint])
 				}
 			}
 		}

@@ -356,6 +356,18 @@ func (c *Catalog) Curated(o CuratedOptions) ([]Row, bool) {
 	return out, true
 }
 
+// CuratedMembers is the effective membership of a curated list, the mints
+// of `curated?list=<id>&groupBy=mint` (LST floor and cap included), in
+// list order with dense ranks from 0: what the v2 curated slugs serve.
+// ok is false for an unknown list. The slice is shared: do not modify.
+func (c *Catalog) CuratedMembers(list string) ([]registry.CuratedMember, bool) {
+	cm, ok := c.model().curated[list]
+	if !ok {
+		return nil, false
+	}
+	return cm.members, true
+}
+
 // Categories are the values the search category filter accepts.
 func Categories() []string { return asset.Categories }
 

@@ -13,7 +13,9 @@ import (
 // Synthetic candle series; only their presence and source matter here.
 type fakeTrades map[string][]analytics.CandleRow
 
-func (f fakeTrades) Candles(mint string, _ market.Interval, _, _ int64) []analytics.CandleRow { return f[mint] }
+func (f fakeTrades) Candles(mint string, _ market.Interval, _, _ int64) []analytics.CandleRow {
+	return f[mint]
+}
 
 type fakeProvider map[string][]market.Candle
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -202,4 +203,51 @@ func TestMemberDeleteMalformedMint(t *testing.T) {
 		wantErr(t, h.send(t, "PUT", "/v2/lists/delete-test/members/"+bad, key, ""), 400, "BadRequestError", "invalid_mint")
 	}
 	wantErr(t, h.send(t, "DELETE", "/v2/lists/delete-test/members/"+mkUnknown, key, ""), 404, "NotFoundError", "")
+}
+
+// Item 1: the curated slug `all` (and every curated slug) serves the same
+// membership as v1 `curated?list=<slug>&groupBy=mint`, LST floor included,
+// in list detail and in compose.
+func TestV2CuratedSlugsMatchV1MintRows(t *testing.T) {
+	h, _, _ := listHarness(t)
+	key := h.plain["read"]
+	for _, slug := range []string{"all", "lsts", "majors", "stocks"} {
+		t.Run(slug, func(t *testing.T) {
+			v1 := h.get(t, "/v1/assets/curated?groupBy=mint&list="+slug)
+			var want []string
+			for _, row := range v1.body["assets"].([]any) {
+				want = append(want, row.(map[string]any)["primaryVariant"].(map[string]any)["mint"].(string))
+			}
+			slices.Sort(want)
+			mintsOf := func(r resp) []string {
+				var out []string
+				for _, tk := range r.body["tokens"].([]any) {
+					out = append(out, tk.(map[string]any)["mint"].(string))
+				}
+				slices.Sort(out)
+				return out
+			}
+			detail := h.send(t, "GET", "/v2/lists/"+slug+"?limit=2000", key, "")
+			if got := mintsOf(detail); !slices.Equal(got, want) {
+				t.Errorf("/v2/lists/%s: %d mints; v1 groupBy=mint has %d", slug, len(got), len(want))
+			}
+			if detail.body["tokenCount"] != float64(len(want)) {
+				t.Errorf("tokenCount %v; want %d", detail.body["tokenCount"], len(want))
+			}
+			compose := h.send(t, "GET", "/v2/lists/tokens?limit=2000&lists="+slug, key, "")
+			if got := mintsOf(compose); !slices.Equal(got, want) || compose.body["total"] != float64(len(want)) {
+				t.Errorf("/v2/lists/tokens?lists=%s: %d mints, total %v; want %d", slug, len(got), compose.body["total"], len(want))
+			}
+		})
+	}
+	// The catalog's list summary counts agree with the detail.
+	for _, l := range h.send(t, "GET", "/v2/lists", key, "").body["lists"].([]any) {
+		l := l.(map[string]any)
+		if l["slug"] == "all" {
+			d := h.send(t, "GET", "/v2/lists/all?limit=1", key, "")
+			if l["tokenCount"] != d.body["tokenCount"] {
+				t.Errorf("catalog all tokenCount %v; detail %v", l["tokenCount"], d.body["tokenCount"])
+			}
+		}
+	}
 }

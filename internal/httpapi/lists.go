@@ -110,16 +110,22 @@ type resolvedList struct {
 
 func ms(v int64) *int64 { return &v }
 
-// curatedList builds a curated list's summary and tokens from the registry.
+// curatedList builds a curated list's summary and tokens: the registry's
+// list text and the catalog's effective membership (the same mints as v1
+// curated?list=<slug>&groupBy=mint, LST floor included).
 func (s *Server) curatedList(slug string) (*resolvedList, bool) {
 	l, ok := s.d.Catalog.Snapshot().CuratedList(slug)
+	if !ok {
+		return nil, false
+	}
+	members, ok := s.d.Catalog.CuratedMembers(slug)
 	if !ok {
 		return nil, false
 	}
 	desc := l.Description
 	rl := &resolvedList{summary: listSummary{Slug: l.ID, Name: l.Name, Description: &desc, Curated: true, Owner: listOwner{Name: curatedOwner}}}
 	var updated int64
-	for _, m := range l.Members {
+	for _, m := range members {
 		adv := s.d.Advisories.Get(m.Mint)
 		if adv != nil && adv.Status == asset.AdvisoryBlocked {
 			continue
