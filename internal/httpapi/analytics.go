@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/assetd/assetd/internal/analytics"
@@ -61,6 +62,9 @@ type trendingRow struct {
 	ImageURL *string                 `json:"imageUrl"`
 	Market   analytics.WindowMetrics `json:"market"`
 	Trending trendingScore           `json:"trending"`
+	// Advisory is the mint's operator flag at serve time, null when not
+	// flagged (only caution can show: blocked and compromised never trend).
+	Advisory *asset.Advisory `json:"advisory"`
 }
 
 type trendingScore struct {
@@ -92,14 +96,74 @@ func trendExcluded(snap *registry.Snapshot, mint string) bool {
 	return a.AssetID == "solana" || a.Category == "stablecoin" || v.Kind == asset.KindStablecoin
 }
 
+// hiddenFromTrending: blocked mints are hidden from trending (as from
+// curated, search and list hydration) and compromised mints never trend.
+func hiddenFromTrending(a *asset.Advisory) bool {
+	return a != nil && (a.Status == asset.AdvisoryBlocked || a.Status == asset.AdvisoryCompromised)
+}
+
+// trendIdentity is the identity part of a mint's trending row: the
+// registry variant, else its asset, else the token metadata the market
+// cache holds. ok is false when no symbol can be found: such a mint does
+// not trend (the reference's rule: a trending row always has a symbol).
+func (s *Server) trendIdentity(snap *registry.Snapshot, mint string) (row trendingRow, ok bool) {
+	row = trendingRow{Mint: mint, Category: "crypto"}
+	var logo string
+	if a, vr, ok := snap.VariantByMint(mint); ok {
+		row.AssetID, row.Symbol, row.Name, row.Decimals, row.Category = a.AssetID, vr.Symbol, vr.Name, vr.Decimals, a.Category
+		if row.Symbol == "" {
+			row.Symbol = a.Symbol
+		}
+		if row.Name == "" {
+			row.Name = a.Name
+		}
+		logo = vr.LogoURI
+		if logo == "" {
+			logo = a.ImageURL
+		}
+	} else {
+		row.AssetID = registry.SingletonAssetID(mint)
+	}
+	if tok, ok := s.d.Markets.Token(mint); ok {
+		if row.Symbol == "" {
+			row.Symbol = strings.TrimSpace(tok.Symbol)
+		}
+		if row.Name == "" {
+			row.Name = tok.Name
+		}
+		if row.Decimals == nil {
+			row.Decimals = tok.Decimals
+		}
+		if tok.LogoURI != "" && (logo == "" || row.AssetID == registry.SingletonAssetID(mint)) {
+			logo = tok.LogoURI
+		}
+	}
+	if logo != "" {
+		row.ImageURL = &logo
+	}
+	return row, row.Symbol != ""
+}
+
 // RefreshTrending recomputes the trending set at now and swaps it in. A
-// run with no rows never replaces a non-empty set.
+// run with no rows never replaces a non-empty set. Excluded from the run:
+// SOL and its LSTs, stablecoins, blocked and compromised mints, and mints
+// without a symbol.
 func (s *Server) RefreshTrending(now time.Time) int {
 	if s.d.Analytics == nil || s.d.Catalog == nil {
 		return 0
 	}
 	snap := s.d.Catalog.Snapshot()
-	set := s.d.Analytics.Trending(now, func(mint string) bool { return trendExcluded(snap, mint) })
+	ids := map[string]trendingRow{}
+	set := s.d.Analytics.Trending(now, func(mint string) bool {
+		if trendExcluded(snap, mint) || hiddenFromTrending(s.d.Advisories.Get(mint)) {
+			return true
+		}
+		row, ok := s.trendIdentity(snap, mint)
+		if ok {
+			ids[mint] = row
+		}
+		return !ok
+	})
 	if len(set.Rows) == 0 {
 		if cur := s.trending.Load(); cur != nil && len(cur.rows) > 0 {
 			return len(cur.rows)
@@ -109,42 +173,15 @@ func (s *Server) RefreshTrending(now time.Time) int {
 	asOf := set.AsOf
 	v.asOf = &asOf
 	for _, r := range set.Rows {
-		row := trendingRow{Rank: r.Rank, Mint: r.Mint, Market: r.Market, Category: "crypto",
-			Trending: trendingScore{Score: r.Score, ScoringVersion: set.ScoringVersion}}
+		row, ok := ids[r.Mint]
+		if !ok { // the engine asked before this run (defensive)
+			if row, ok = s.trendIdentity(snap, r.Mint); !ok {
+				continue
+			}
+		}
+		row.Rank, row.Market = r.Rank, r.Market
+		row.Trending = trendingScore{Score: r.Score, ScoringVersion: set.ScoringVersion}
 		row.Market.Source, row.Market.MetricsSource = asset.SourceAnalyticsTrades, asset.SourceAnalyticsTrades
-		var logo string
-		if a, vr, ok := snap.VariantByMint(r.Mint); ok {
-			row.AssetID, row.Symbol, row.Name, row.Decimals, row.Category = a.AssetID, vr.Symbol, vr.Name, vr.Decimals, a.Category
-			if row.Symbol == "" {
-				row.Symbol = a.Symbol
-			}
-			if row.Name == "" {
-				row.Name = a.Name
-			}
-			logo = vr.LogoURI
-			if logo == "" {
-				logo = a.ImageURL
-			}
-		} else {
-			row.AssetID = registry.SingletonAssetID(r.Mint)
-		}
-		if tok, ok := s.d.Markets.Token(r.Mint); ok {
-			if row.Symbol == "" {
-				row.Symbol = tok.Symbol
-			}
-			if row.Name == "" {
-				row.Name = tok.Name
-			}
-			if row.Decimals == nil {
-				row.Decimals = tok.Decimals
-			}
-			if tok.LogoURI != "" && (logo == "" || row.AssetID == registry.SingletonAssetID(r.Mint)) {
-				logo = tok.LogoURI
-			}
-		}
-		if logo != "" {
-			row.ImageURL = &logo
-		}
 		v.rows = append(v.rows, row)
 	}
 	s.trending.Store(v)
@@ -193,23 +230,28 @@ func (s *Server) trendingList(w http.ResponseWriter, r *http.Request) error {
 		Trending []trendingRow `json:"trending"`
 		Meta     meta          `json:"meta"`
 	}{Trending: []trendingRow{}, Meta: meta{Limit: limit, Offset: offset, ScoringVersion: analytics.ScoringVersion}}
-	if v := s.trending.Load(); v != nil {
+	if v := s.trending.Load(); v != nil && category != "stablecoin" {
 		body.Meta.AsOf, body.Meta.ScoringVersion = v.asOf, v.scoringVersion
-		rows := v.rows
-		if category != "" {
-			rows = nil
-			if category != "stablecoin" {
-				for i := range v.rows {
-					if v.rows[i].Category == category {
-						rows = append(rows, v.rows[i])
-					}
-				}
+		// Advisories are read now: a mint flagged blocked or compromised
+		// since the last run is hidden at once; the others are annotated.
+		for i := range v.rows {
+			row := &v.rows[i]
+			if category != "" && row.Category != category {
+				continue
 			}
+			adv := s.d.Advisories.Get(row.Mint)
+			if hiddenFromTrending(adv) {
+				continue
+			}
+			if body.Meta.Total >= offset && len(body.Trending) < limit {
+				out := *row
+				out.Advisory = adv
+				body.Trending = append(body.Trending, out)
+			}
+			body.Meta.Total++
 		}
-		body.Meta.Total = len(rows)
-		if offset < len(rows) {
-			body.Trending = rows[offset:min(len(rows), offset+limit)]
-		}
+	} else if v != nil {
+		body.Meta.AsOf, body.Meta.ScoringVersion = v.asOf, v.scoringVersion
 	}
 	return writeJSON(w, http.StatusOK, body)
 }

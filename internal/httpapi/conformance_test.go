@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/registry"
 )
 
@@ -249,5 +251,120 @@ func TestV2CuratedSlugsMatchV1MintRows(t *testing.T) {
 				t.Errorf("catalog all tokenCount %v; detail %v", l["tokenCount"], d.body["tokenCount"])
 			}
 		}
+	}
+}
+
+// symbolless hides the token-metadata symbol of one mint.
+type symbolless struct {
+	MarketData
+	mint, symbol string
+}
+
+func (s symbolless) Token(m string) (market.Token, bool) {
+	tok, ok := s.MarketData.Token(m)
+	if m == s.mint {
+		tok.Symbol = s.symbol
+	}
+	return tok, ok
+}
+
+// trendingMints is the trending rows' mint → advisory status ("" when
+// null); it fails when a row lacks the advisory field.
+func trendingMints(t *testing.T, h *harness) map[string]string {
+	t.Helper()
+	r := h.get(t, "/v1/assets/trending")
+	out := map[string]string{}
+	for _, x := range r.body["trending"].([]any) {
+		row := x.(map[string]any)
+		adv, present := row["advisory"]
+		if !present {
+			t.Fatalf("trending row without advisory: %v", row)
+		}
+		status := ""
+		if adv != nil {
+			status = adv.(map[string]any)["status"].(string)
+		}
+		if row["symbol"] == "" {
+			t.Errorf("trending row with an empty symbol: %v", row["mint"])
+		}
+		out[row["mint"].(string)] = status
+	}
+	return out
+}
+
+// Item 2: blocked mints are hidden from trending, compromised mints never
+// trend, caution mints trend with their advisory; every row has advisory.
+// A flag raised between two runs applies at once.
+func TestTrendingAdvisories(t *testing.T) {
+	h, _, crypto := analyticsHarness(t)
+	mint := crypto.Variants[0].Mint
+	adv := advMap{}
+	h.srv.d.Advisories = adv
+	if h.srv.RefreshTrending(h.now) != 1 {
+		t.Fatal("fixture: one trending mint expected")
+	}
+	if got := trendingMints(t, h); got[mint] != "" || len(got) != 1 {
+		t.Fatalf("unflagged: %v", got)
+	}
+	for _, status := range []string{asset.AdvisoryBlocked, asset.AdvisoryCompromised} {
+		adv[mint] = &asset.Advisory{Status: status, Reason: "synthetic", Since: 1}
+		if got := trendingMints(t, h); len(got) != 0 { // flagged after the run: hidden at serve time
+			t.Errorf("%s after the run: %v", status, got)
+		}
+		h.srv.RefreshTrending(h.now)
+		if got := trendingMints(t, h); len(got) != 0 {
+			t.Errorf("%s: %v", status, got)
+		}
+		if r := h.get(t, "/v1/assets/trending"); r.body["meta"].(map[string]any)["total"] != 0.0 {
+			t.Errorf("%s: meta.total %v", status, r.body["meta"])
+		}
+	}
+	adv[mint] = &asset.Advisory{Status: asset.AdvisoryCaution, Reason: "synthetic", Since: 1}
+	h.srv.RefreshTrending(h.now)
+	if got := trendingMints(t, h); got[mint] != asset.AdvisoryCaution {
+		t.Errorf("caution: %v", got)
+	}
+}
+
+// Item 7: a mint with no symbol in the registry nor in token metadata
+// (xStock index mints such as nasdaq's) does not trend; with a metadata
+// symbol it trends under that symbol. No trending row has an empty symbol.
+func TestTrendingNeverEmptySymbol(t *testing.T) {
+	h, eng, _ := analyticsHarness(t)
+	snap := h.srv.d.Catalog.Snapshot()
+	nasdaq, ok := snap.Asset("nasdaq")
+	if !ok || nasdaq.Symbol != "" || nasdaq.Variants[0].Symbol != "" {
+		t.Skip("the seed no longer has a symbol-less xStock index asset")
+	}
+	mint := nasdaq.Variants[0].Mint
+	wallets := syntheticMints(12)
+	var trades []analytics.Trade
+	for i := range 12 {
+		trades = append(trades, analytics.Trade{Signature: fmt.Sprintf("sig-ndx-%d", i), Slot: int64(2000 + i),
+			BlockTime: h.now.Unix() - int64(3600-i*300), Mint: mint, Side: "buy", TokenAmount: 1, USDAmount: 500 + float64(i),
+			PriceUSD: 500, Wallet: wallets[i], Venue: "raydium"})
+	}
+	if r := eng.Ingest(trades); r.Accepted != len(trades) {
+		t.Fatalf("ingest: %+v", r)
+	}
+	base := h.srv.d.Markets
+	h.srv.d.Markets = symbolless{MarketData: base, mint: mint}
+	h.srv.RefreshTrending(h.now)
+	if got := trendingMints(t, h); len(got) != 1 {
+		t.Errorf("without any symbol the index mint must not trend: %v", got)
+	} else if _, in := got[mint]; in {
+		t.Errorf("index mint trends without a symbol")
+	}
+	h.srv.d.Markets = symbolless{MarketData: base, mint: mint, symbol: "QQQx"}
+	h.srv.RefreshTrending(h.now)
+	r := h.get(t, "/v1/assets/trending")
+	found := false
+	for _, x := range r.body["trending"].([]any) {
+		if row := x.(map[string]any); row["mint"] == mint {
+			found = row["symbol"] == "QQQx"
+		}
+	}
+	if !found {
+		t.Errorf("with a metadata symbol the index mint trends under it: %.400s", r.raw)
 	}
 }
