@@ -19,8 +19,12 @@ import (
 // per-project cap counts committed rows only. Slug uniqueness is the primary
 // key of token_list_slugs (live slugs and rename holds) and the unique slug
 // column of token_lists: of concurrent creates of one slug the first insert
-// wins and the others fail on the index once it commits. Ranks are unique
-// per list by index and shift through negative values.
+// wins and the others fail on the index once it commits. Every claim of a
+// slug (create, rename onto it) first takes a transaction advisory lock on
+// the slug, so claims of one slug queue instead of deadlocking, and list
+// creates and updates rerun on a serialization failure or deadlock
+// (withRetryTx): the loser fails with slug_conflict. Ranks are unique per
+// list by index and shift through negative values.
 
 const listColumns = `id, slug, owner_project_id, name, status, member_count, created_at, updated_at`
 
@@ -74,7 +78,7 @@ func lockList(ctx context.Context, tx pgx.Tx, slug, project string) (lists.List,
 func (s *Store) CreateList(ctx context.Context, p lists.CreateParams) (lists.List, error) {
 	now := storage.Ms(p.Now)
 	l := lists.List{ID: p.ID, Slug: p.Slug, Name: p.Name, Status: p.Status, Owner: p.Owner, CreatedAt: now, UpdatedAt: now}
-	err := s.withTx(ctx, func(tx pgx.Tx) error {
+	err := s.withRetryTx(ctx, func(tx pgx.Tx) error {
 		if p.MaxLists > 0 {
 			// One create per project at a time, so the count is exact.
 			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('assetd.lists.project.' || $1))`, p.Owner); err != nil {
@@ -87,6 +91,9 @@ func (s *Store) CreateList(ctx context.Context, p lists.CreateParams) (lists.Lis
 			if n >= p.MaxLists {
 				return lists.ProjectListsLimit(p.MaxLists)
 			}
+		}
+		if err := lockSlug(ctx, tx, p.Slug); err != nil {
+			return err
 		}
 		if err := freeSlug(ctx, tx, p.Slug, p.Owner, now); err != nil {
 			return err
@@ -165,7 +172,7 @@ func (s *Store) ListLists(ctx context.Context, q lists.Query) (lists.Page, error
 // UpdateList implements lists.Store.
 func (s *Store) UpdateList(ctx context.Context, p lists.UpdateParams) (lists.List, error) {
 	var l lists.List
-	err := s.withTx(ctx, func(tx pgx.Tx) error {
+	err := s.withRetryTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		if l, err = lockList(ctx, tx, p.Slug, p.Project); err != nil {
 			return err
@@ -203,6 +210,9 @@ func (s *Store) UpdateList(ctx context.Context, p lists.UpdateParams) (lists.Lis
 // renameSlug moves l to slug next: the old slug becomes a hold for the
 // owner until now+hold (or is freed when hold <= 0).
 func renameSlug(ctx context.Context, tx pgx.Tx, l lists.List, next string, now int64, hold time.Duration) error {
+	if err := lockSlug(ctx, tx, next); err != nil {
+		return err
+	}
 	if err := freeSlug(ctx, tx, next, l.Owner, now); err != nil {
 		return err
 	}

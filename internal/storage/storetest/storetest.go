@@ -93,6 +93,7 @@ func Run(t *testing.T, h Harness) {
 		{"ListsVersions", testListsVersions},
 		{"ListsSecondHandle", testListsSecondHandle},
 		{"ListsRace", testListsRace},
+		{"ListsSlugCreateRenameRace", testListsSlugCreateRenameRace},
 		{"ListsFill", testListsFill},
 		{"Advisories", testAdvisories},
 		{"AdvisoriesSince", testAdvisoriesSince},
