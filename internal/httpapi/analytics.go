@@ -11,15 +11,14 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/apierr"
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/chart"
 	"github.com/assetd/assetd/internal/market"
-	"github.com/assetd/assetd/internal/registry"
 )
 
 // Analytics is the trade analytics engine as the HTTP layer uses it.
@@ -46,9 +45,6 @@ const (
 	// response (reasons counts them all).
 	maxIngestErrors = 100
 )
-
-// wrappedSOL is the native/wrapped SOL mint, never trending.
-const wrappedSOL = "So11111111111111111111111111111111111111112"
 
 // trendingRow is one row of GET /v1/assets/trending.
 type trendingRow struct {
@@ -79,88 +75,18 @@ type trendingView struct {
 	rows           []trendingRow
 }
 
-// trendExcluded says whether a mint may not trend: SOL / wrapped SOL and
-// every variant of the solana asset (its LSTs and yield tokens),
-// stablecoin assets and stablecoin-kind variants.
-func trendExcluded(snap *registry.Snapshot, mint string) bool {
-	if mint == wrappedSOL {
-		return true
-	}
-	if snap == nil {
-		return false
-	}
-	a, v, ok := snap.VariantByMint(mint)
-	if !ok {
-		return false
-	}
-	return a.AssetID == "solana" || a.Category == "stablecoin" || v.Kind == asset.KindStablecoin
-}
-
-// hiddenFromTrending: blocked mints are hidden from trending (as from
-// curated, search and list hydration) and compromised mints never trend.
-func hiddenFromTrending(a *asset.Advisory) bool {
-	return a != nil && (a.Status == asset.AdvisoryBlocked || a.Status == asset.AdvisoryCompromised)
-}
-
-// trendIdentity is the identity part of a mint's trending row: the
-// registry variant, else its asset, else the token metadata the market
-// cache holds. ok is false when no symbol can be found: such a mint does
-// not trend (the reference's rule: a trending row always has a symbol).
-func (s *Server) trendIdentity(snap *registry.Snapshot, mint string) (row trendingRow, ok bool) {
-	row = trendingRow{Mint: mint, Category: "crypto"}
-	var logo string
-	if a, vr, ok := snap.VariantByMint(mint); ok {
-		row.AssetID, row.Symbol, row.Name, row.Decimals, row.Category = a.AssetID, vr.Symbol, vr.Name, vr.Decimals, a.Category
-		if row.Symbol == "" {
-			row.Symbol = a.Symbol
-		}
-		if row.Name == "" {
-			row.Name = a.Name
-		}
-		logo = vr.LogoURI
-		if logo == "" {
-			logo = a.ImageURL
-		}
-	} else {
-		row.AssetID = registry.SingletonAssetID(mint)
-	}
-	if tok, ok := s.d.Markets.Token(mint); ok {
-		if row.Symbol == "" {
-			row.Symbol = strings.TrimSpace(tok.Symbol)
-		}
-		if row.Name == "" {
-			row.Name = tok.Name
-		}
-		if row.Decimals == nil {
-			row.Decimals = tok.Decimals
-		}
-		if tok.LogoURI != "" && (logo == "" || row.AssetID == registry.SingletonAssetID(mint)) {
-			logo = tok.LogoURI
-		}
-	}
-	if logo != "" {
-		row.ImageURL = &logo
-	}
-	return row, row.Symbol != ""
-}
-
 // RefreshTrending recomputes the trending set at now and swaps it in. A
-// run with no rows never replaces a non-empty set. Excluded from the run:
-// SOL and its LSTs, stablecoins, blocked and compromised mints, and mints
-// without a symbol.
+// run with no rows never replaces a non-empty set. Which mints may trend,
+// and under which identity, is the catalog's decision (TrendIdentity).
 func (s *Server) RefreshTrending(now time.Time) int {
 	if s.d.Analytics == nil || s.d.Catalog == nil {
 		return 0
 	}
-	snap := s.d.Catalog.Snapshot()
-	ids := map[string]trendingRow{}
+	ids := map[string]catalog.TrendIdentity{}
 	set := s.d.Analytics.Trending(now, func(mint string) bool {
-		if trendExcluded(snap, mint) || hiddenFromTrending(s.d.Advisories.Get(mint)) {
-			return true
-		}
-		row, ok := s.trendIdentity(snap, mint)
+		id, ok := s.d.Catalog.TrendIdentity(mint, s.d.Markets)
 		if ok {
-			ids[mint] = row
+			ids[mint] = id
 		}
 		return !ok
 	})
@@ -173,14 +99,13 @@ func (s *Server) RefreshTrending(now time.Time) int {
 	asOf := set.AsOf
 	v.asOf = &asOf
 	for _, r := range set.Rows {
-		row, ok := ids[r.Mint]
-		if !ok { // the engine asked before this run (defensive)
-			if row, ok = s.trendIdentity(snap, r.Mint); !ok {
-				continue
-			}
+		id, ok := ids[r.Mint]
+		if !ok {
+			continue // the engine only returns mints it asked about
 		}
-		row.Rank, row.Market = r.Rank, r.Market
-		row.Trending = trendingScore{Score: r.Score, ScoringVersion: set.ScoringVersion}
+		row := trendingRow{Rank: r.Rank, AssetID: id.AssetID, Mint: r.Mint, Symbol: id.Symbol, Name: id.Name, Decimals: id.Decimals,
+			Category: id.Category, ImageURL: id.ImageURL, Market: r.Market,
+			Trending: trendingScore{Score: r.Score, ScoringVersion: set.ScoringVersion}}
 		row.Market.Source, row.Market.MetricsSource = asset.SourceAnalyticsTrades, asset.SourceAnalyticsTrades
 		v.rows = append(v.rows, row)
 	}
@@ -240,7 +165,7 @@ func (s *Server) trendingList(w http.ResponseWriter, r *http.Request) error {
 				continue
 			}
 			adv := s.d.Advisories.Get(row.Mint)
-			if hiddenFromTrending(adv) {
+			if catalog.HiddenFromTrending(adv) {
 				continue
 			}
 			if body.Meta.Total >= offset && len(body.Trending) < limit {

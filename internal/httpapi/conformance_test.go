@@ -300,6 +300,7 @@ func TestTrendingAdvisories(t *testing.T) {
 	mint := crypto.Variants[0].Mint
 	adv := advMap{}
 	h.srv.d.Advisories = adv
+	h.srv.d.Catalog.SetAdvisories(adv.Get)
 	if h.srv.RefreshTrending(h.now) != 1 {
 		t.Fatal("fixture: one trending mint expected")
 	}
@@ -311,7 +312,9 @@ func TestTrendingAdvisories(t *testing.T) {
 		if got := trendingMints(t, h); len(got) != 0 { // flagged after the run: hidden at serve time
 			t.Errorf("%s after the run: %v", status, got)
 		}
-		h.srv.RefreshTrending(h.now)
+		if n := h.srv.RefreshTrending(h.now); n != 1 { // an empty run keeps the last set
+			t.Errorf("%s: run kept %d rows", status, n)
+		}
 		if got := trendingMints(t, h); len(got) != 0 {
 			t.Errorf("%s: %v", status, got)
 		}
