@@ -32,16 +32,13 @@ type Canonical interface {
 	StockCandles(ticker string, iv market.Interval, from, to int64) ([]market.Candle, bool)
 }
 
-// Candle is one bar of a chart.
+// Candle is one bar of a chart: the OHLCV values, the trade count of
+// trade-derived bars (never 0 there; omitted for provider bars) and
+// whether the bar is still open at the service's now.
 type Candle struct {
-	Time   int64   `json:"time"`
-	Open   float64 `json:"open"`
-	High   float64 `json:"high"`
-	Low    float64 `json:"low"`
-	Close  float64 `json:"close"`
-	Volume float64 `json:"volume"`
-	Trades int64   `json:"trades,omitempty"` // trade-derived candles only (never 0 there)
-	IsOpen bool    `json:"isOpen,omitempty"` // the bar still open at the service's now
+	market.Candle
+	Trades int64 `json:"trades,omitempty"`
+	IsOpen bool  `json:"isOpen,omitempty"`
 }
 
 // Chart is a candle series with where it came from: Source is
@@ -151,8 +148,7 @@ func (s Service) tradeCandles(mint string, iv market.Interval, from, to int64) [
 	out := make([]Candle, len(rows))
 	now, d := s.now().Unix(), int64(iv.Duration()/time.Second)
 	for i, c := range rows {
-		out[i] = Candle{Time: c.Time, Open: c.Open, High: c.High, Low: c.Low, Close: c.Close, Volume: c.Volume,
-			Trades: c.Trades, IsOpen: c.Time <= now && now < c.Time+d}
+		out[i] = Candle{Candle: c.Candle, Trades: c.Trades, IsOpen: c.Time <= now && now < c.Time+d}
 	}
 	return out
 }
@@ -162,8 +158,7 @@ func (s Service) convert(in []market.Candle, iv market.Interval) []Candle {
 	now, d := s.now().Unix(), int64(iv.Duration()/time.Second)
 	out := make([]Candle, len(in))
 	for i, c := range in {
-		out[i] = Candle{Time: c.Time, Open: c.Open, High: c.High, Low: c.Low, Close: c.Close, Volume: c.Volume,
-			IsOpen: c.Time <= now && now < c.Time+d}
+		out[i] = Candle{Candle: c, IsOpen: c.Time <= now && now < c.Time+d}
 	}
 	return out
 }
