@@ -371,3 +371,22 @@ func TestTrendingNeverEmptySymbol(t *testing.T) {
 		t.Errorf("with a metadata symbol the index mint trends under it: %.400s", r.raw)
 	}
 }
+
+// Item 4, v2 list reads: the same limit rule on the catalog, list detail
+// and compose limits.
+func TestListLimitsClamp(t *testing.T) {
+	h, _, _ := listHarness(t)
+	key := h.plain["read"]
+	for _, path := range []string{"/v2/lists?", "/v2/lists/all?", "/v2/lists/tokens?lists=all&"} {
+		for _, v := range []string{"0", "-1", "100000"} {
+			if r := h.send(t, "GET", path+"limit="+v, key, ""); r.status != 200 {
+				t.Errorf("%slimit=%s: %d %.200s; want 200 (clamped)", path, v, r.status, r.raw)
+			}
+		}
+		wantErr(t, h.send(t, "GET", path+"limit=x", key, ""), 400, "BadRequestError", "invalid_param")
+		wantErr(t, h.send(t, "GET", path+"offset=-1", key, ""), 400, "BadRequestError", "invalid_param")
+	}
+	if r := h.send(t, "GET", "/v2/lists/all?limit=0", key, ""); len(r.body["tokens"].([]any)) != 1 {
+		t.Errorf("limit=0 clamps to 1: %d tokens", len(r.body["tokens"].([]any)))
+	}
+}
