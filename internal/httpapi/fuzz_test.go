@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http/httptest"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,6 +48,35 @@ func FuzzDecodeBody(f *testing.F) {
 		}
 		if rec.Code != 200 && !strings.Contains(rec.Body.String(), `"_tag":"BadRequestError"`) {
 			t.Fatalf("error without envelope: %s", rec.Body)
+		}
+	})
+}
+
+// FuzzLimitParam: the limit rule (docs/errors.md). Any value that parses
+// as a decimal integer is accepted and clamped into [lo, hi]; anything
+// else is a 400. Offsets accept only non-negative integers.
+func FuzzLimitParam(f *testing.F) {
+	for _, s := range []string{"0", "-1", "10", "51", "1.5", "ten", "", "+3", "99999999999999999999999", "-99999999999999999999999", " 5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := url.Values{"limit": {s}}
+		n, err := limitParam(q, "limit", 10, 1, 50)
+		_, perr := strconv.ParseInt(s, 10, 64)
+		isInt := perr == nil || errors.Is(perr, strconv.ErrRange)
+		switch {
+		case s == "":
+			if err != nil || n != 10 {
+				t.Fatalf("absent: %d %v", n, err)
+			}
+		case isInt && (err != nil || n < 1 || n > 50):
+			t.Fatalf("integer %q: %d %v; want clamped into 1..50", s, n, err)
+		case !isInt && err == nil:
+			t.Fatalf("non-integer %q accepted as %d", s, n)
+		}
+		o, err := offsetParam(url.Values{"offset": {s}}, "offset")
+		if err == nil && (o < 0 || o > maxOffset) {
+			t.Fatalf("offset %q: %d", s, o)
 		}
 	})
 }
