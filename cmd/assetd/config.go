@@ -85,6 +85,7 @@ type serveConfig struct {
 	market         marketFlags
 	lists          lists.Limits
 	listsHTTP      httpapi.ListsConfig
+	execution      executionFlags
 }
 
 func validAddr(flagName, addr string) error {

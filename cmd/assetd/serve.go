@@ -63,6 +63,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.IntVar(&cfg.listsHTTP.BatchBudget, "list-batch-budget", 30, "bulk member adds per key per 10 minutes")
 	fs.IntVar(&cfg.listsHTTP.SearchBudget, "list-search-budget", 120, "curator searches per key per 10 minutes")
 	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for in-flight requests")
+	c.addExecutionFlags(fs, &cfg.execution)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -87,6 +88,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	}
 	if _, err := parseQuota(cfg.quota); err != nil {
 		errs = append(errs, fmt.Errorf("--quota: %w", err))
+	}
+	if _, _, err := parseRate(cfg.execution.quoteBudget); err != nil {
+		errs = append(errs, fmt.Errorf("--quote-budget: %w", err))
 	}
 	if cfg.shutdownGrace <= 0 || cfg.reloadInterval < 50*time.Millisecond || cfg.reloadInterval > 2*time.Second {
 		errs = append(errs, errors.New("--shutdown-grace must be positive and --reload-interval within 50ms..2s"))
@@ -200,6 +204,10 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	poller.On(storage.TopicLists, listViews.Reload)
 	rate, window, _ := parseRate(cfg.rate)
 	quota, _ := parseQuota(cfg.quota)
+	exec, quoteBudget, err := newExecution(cfg, mp, cat.Snapshot, advisories)
+	if err != nil {
+		return err
+	}
 	m := metrics.New()
 	rec := usage.NewRecorder(st, log, usage.Options{})
 	api := httpapi.New(httpapi.Deps{
@@ -208,6 +216,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
+		Execution:     exec, QuoteBudget: quoteBudget,
 	})
 
 	ln, err := net.Listen("tcp", cfg.addr)

@@ -27,6 +27,7 @@ const (
 	MethodNotAllowed                // 405 BadRequestError, details.code method_not_allowed
 	PayloadTooLarge                 // 413 BadRequestError, details.code body_too_large
 	RateLimited                     // 429 RateLimitedError
+	Unavailable                     // 503 InternalServerError: a dependency is not ready; retry (message and details shown)
 )
 
 // TagInternal is the `_tag` of every 5xx response.
@@ -46,6 +47,7 @@ var kinds = [...]struct {
 	MethodNotAllowed:    {http.StatusMethodNotAllowed, "BadRequestError"},
 	PayloadTooLarge:     {http.StatusRequestEntityTooLarge, "BadRequestError"},
 	RateLimited:         {http.StatusTooManyRequests, "RateLimitedError"},
+	Unavailable:         {http.StatusServiceUnavailable, TagInternal},
 }
 
 // Status is the HTTP status of a kind.

@@ -22,24 +22,32 @@ const plaintextLen = len(Prefix) + 64
 
 // Scopes.
 const (
-	ScopeAssetsRead   = "assets:read"
-	ScopeProfileRead  = "assets:profile:read"
-	ScopeRiskRead     = "assets:risk:read"
-	ScopeOHLCVRead    = "assets:ohlcv:read"
-	ScopeMarketsRead  = "assets:markets:read"
-	ScopeTradesWrite  = "trades:write"
-	DefaultScopeList  = ScopeAssetsRead
-	scopeCountAllowed = 6
+	ScopeAssetsRead  = "assets:read"
+	ScopeProfileRead = "assets:profile:read"
+	ScopeRiskRead    = "assets:risk:read"
+	ScopeOHLCVRead   = "assets:ohlcv:read"
+	ScopeMarketsRead = "assets:markets:read"
+	ScopeTradesWrite = "trades:write"
+	// ScopeExecutionRead covers the /v2/execution/* family. Every key gets
+	// it by default (migration execution_scope granted it to the keys that
+	// existed before it); an explicit --scopes list may leave it out.
+	ScopeExecutionRead = "execution:read"
+	// DefaultScopeList is what a key gets when no scopes are named.
+	DefaultScopeList  = ScopeAssetsRead + "," + ScopeExecutionRead
+	scopeCountAllowed = 7
 )
 
 // AllScopes lists every scope a key may hold.
-var AllScopes = [scopeCountAllowed]string{ScopeAssetsRead, ScopeProfileRead, ScopeRiskRead, ScopeOHLCVRead, ScopeMarketsRead, ScopeTradesWrite}
+var AllScopes = [scopeCountAllowed]string{ScopeAssetsRead, ScopeProfileRead, ScopeRiskRead, ScopeOHLCVRead, ScopeMarketsRead, ScopeTradesWrite, ScopeExecutionRead}
+
+// defaultScopes is DefaultScopeList as a slice.
+func defaultScopes() []string { return []string{ScopeAssetsRead, ScopeExecutionRead} }
 
 // ParseScopes parses a comma-separated scope list, rejecting unknown scopes.
 // An empty string yields the default scope.
 func ParseScopes(s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
-		return []string{DefaultScopeList}, nil
+		return defaultScopes(), nil
 	}
 	var out []string
 	for _, p := range strings.Split(s, ",") {
@@ -55,7 +63,7 @@ func ParseScopes(s string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return []string{DefaultScopeList}, nil
+		return defaultScopes(), nil
 	}
 	return out, nil
 }

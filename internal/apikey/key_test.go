@@ -46,11 +46,12 @@ func TestParseScopes(t *testing.T) {
 		want []string
 		ok   bool
 	}{
-		{"", []string{ScopeAssetsRead}, true},
+		{"", []string{ScopeAssetsRead, ScopeExecutionRead}, true},
+		{"assets:read,execution:read", []string{ScopeAssetsRead, ScopeExecutionRead}, true},
 		{"assets:read", []string{ScopeAssetsRead}, true},
 		{" assets:read , assets:risk:read,assets:read ", []string{ScopeAssetsRead, ScopeRiskRead}, true},
 		{"trades:write", []string{ScopeTradesWrite}, true},
-		{",", []string{ScopeAssetsRead}, true},
+		{",", []string{ScopeAssetsRead, ScopeExecutionRead}, true},
 		{"assets:write", nil, false},
 		{"assets:read,ASSETS:READ", nil, false},
 	}

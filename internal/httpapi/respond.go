@@ -61,8 +61,10 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	status := e.Kind.Status()
 	body := envelope{Error: envelopeBody{Tag: e.Kind.Tag(), Message: e.Message, Details: e.Details}}
 	if status >= 500 {
-		body.Error.Message = "internal server error"
-		body.Error.Details = nil
+		if e.Kind != apierr.Unavailable { // a 503 names the missing dependency; nothing else leaks
+			body.Error.Message = "internal server error"
+			body.Error.Details = nil
+		}
 		log.ErrorContext(r.Context(), "request failed", "request_id", requestID(r.Context()), "method", r.Method,
 			"path", r.URL.Path, "err", err)
 	} else {

@@ -37,6 +37,7 @@ var (
 	// each include block then checks its own scope (includes.go).
 	detailRead  = []string{apikey.ScopeAssetsRead, apikey.ScopeProfileRead, apikey.ScopeRiskRead, apikey.ScopeOHLCVRead, apikey.ScopeMarketsRead}
 	tradesWrite = []string{apikey.ScopeTradesWrite}
+	execRead    = []string{apikey.ScopeExecutionRead}
 )
 
 // Cache-Control policies (always private: responses depend on the key).
@@ -50,6 +51,7 @@ const (
 	cacheCandles = "private, max-age=60, stale-while-revalidate=300"
 	cacheTrend   = "private, max-age=30"
 	cacheProfile = "private, max-age=300, stale-while-revalidate=600"
+	cacheLinks   = "private, max-age=3600"
 )
 
 // routes is the route table: every endpoint, its scope, its cache policy.
@@ -84,6 +86,14 @@ func (s *Server) routes() []route {
 
 		// Internal trade ingest (8 MiB body, its own limit; see ingestTrades).
 		{pattern: "POST /v1/internal/trades", scopes: tradesWrite, cache: noStore, handler: s.ingestTrades},
+	}
+	if s.d.Execution != nil {
+		rs = append(rs, []route{
+			// Execution (v2): execution:read; errors (refusals included) are no-store.
+			{pattern: "GET /v2/execution/links", scopes: execRead, cache: cacheLinks, handler: s.executionLinks},
+			{pattern: "GET /v2/execution/evaluate", scopes: execRead, cache: noStore, handler: s.executionEvaluate},
+			{pattern: "GET /v2/execution/route", scopes: execRead, cache: noStore, handler: s.executionRoute},
+		}...)
 	}
 	if s.d.Lists == nil {
 		return rs

@@ -15,6 +15,7 @@ import (
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/chart"
+	"github.com/assetd/assetd/internal/execution"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/metrics"
@@ -67,6 +68,10 @@ type Deps struct {
 	Metadata market.MetadataProvider
 	// ListsConfig tunes member resolution and provider budgets.
 	ListsConfig ListsConfig
+	// Execution serves /v2/execution/* (nil: those routes answer 404);
+	// QuoteBudget meters each key's upstream quotes (nil: unmetered).
+	Execution   *execution.Service
+	QuoteBudget *execution.QuoteBudget
 	// DefaultPolicy applies to keys without overrides.
 	DefaultPolicy ratelimit.Policy
 	// Simulated says the market data is the built-in demo feed; health and

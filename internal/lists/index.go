@@ -11,8 +11,9 @@ import (
 // AdvisoryIndex is the in-memory advisory snapshot the read path annotates
 // from, swapped atomically when the store's advisories change.
 type AdvisoryIndex struct {
-	store AdvisoryStore
-	cur   atomic.Pointer[map[string]*asset.Advisory]
+	store  AdvisoryStore
+	cur    atomic.Pointer[map[string]*asset.Advisory]
+	loaded atomic.Bool
 }
 
 // NewAdvisoryIndex returns an empty index over store; call Reload.
@@ -35,8 +36,14 @@ func (x *AdvisoryIndex) Reload(ctx context.Context) error {
 		m[mint] = &a
 	}
 	x.cur.Store(&m)
+	x.loaded.Store(true)
 	return nil
 }
+
+// Loaded reports whether a Reload has succeeded at least once. Until then
+// the index is empty for want of data, not because nothing is flagged:
+// execution gates fail closed on it.
+func (x *AdvisoryIndex) Loaded() bool { return x.loaded.Load() }
 
 // Get returns the advisory of mint, or nil when it is not flagged. The
 // value is shared: read-only.

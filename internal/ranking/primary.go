@@ -397,3 +397,55 @@ func cmpRank(a, b int) int {
 	}
 	return 0
 }
+
+// Candidacy is why a variant is or is not a primary candidate.
+type Candidacy int
+
+// Candidacy values (see PrimaryCandidacy).
+const (
+	IsCandidate       Candidacy = iota // a primary candidate
+	NotSpotLike                        // dropped: not spot-like while others are
+	DroppedByActivity                  // dropped by the activity filter
+)
+
+// PrimaryCandidacy reports, per candidate, whether it survives the first
+// two steps of SelectPrimary (the spot-like set, then the activity filter)
+// and, when not, which step dropped it. The route endpoint excludes the
+// dropped variants with these reasons.
+func PrimaryCandidacy(cands []Candidate) []Candidacy {
+	out := make([]Candidacy, len(cands))
+	var base []int
+	for i := range cands {
+		if asset.IsSpotLike(cands[i].Kind) {
+			base = append(base, i)
+		}
+	}
+	if len(base) == 0 {
+		for i := range cands {
+			base = append(base, i)
+		}
+	}
+	in := make([]bool, len(cands))
+	for _, i := range base {
+		in[i] = true
+	}
+	for i := range out {
+		if !in[i] {
+			out[i] = NotSpotLike
+		}
+	}
+	if len(base) <= 1 {
+		return out
+	}
+	kept := filterByActivity(cands, base, nil)
+	keep := make([]bool, len(cands))
+	for _, i := range kept {
+		keep[i] = true
+	}
+	for _, i := range base {
+		if !keep[i] {
+			out[i] = DroppedByActivity
+		}
+	}
+	return out
+}

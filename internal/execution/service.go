@@ -1,0 +1,123 @@
+package execution
+
+import (
+	"time"
+
+	"github.com/assetd/assetd/internal/apierr"
+	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/registry"
+)
+
+// MarketReader is the cached market data the endpoints read (memory only).
+type MarketReader interface {
+	Market(mint string) *asset.Market
+	ExecutionQuality(mint string) *asset.ExecutionQuality
+}
+
+// AdvisorySource is the in-memory advisory index. Loaded is false until
+// the index has been read once; execution gates fail closed on it.
+type AdvisorySource interface {
+	Get(mint string) *asset.Advisory
+	Loaded() bool
+}
+
+// Service answers the execution endpoints.
+type Service struct {
+	// Registry returns the current registry snapshot.
+	Registry func() *registry.Snapshot
+	// Markets is the market cache (liquidity, fill quality).
+	Markets MarketReader
+	// Advisories is the advisory index.
+	Advisories AdvisorySource
+	// Providers are the quote providers in tie-break order (earlier wins).
+	Providers []Provider
+	// QuoteBudget bounds one fan-out (default DefaultQuoteBudget).
+	QuoteBudget time.Duration
+	// IconBase makes relative venue icons absolute (default
+	// DefaultIconBase).
+	IconBase string
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
+}
+
+// ProviderIDs lists the configured provider ids in tie-break order.
+func (s *Service) ProviderIDs() []string {
+	out := make([]string, len(s.Providers))
+	for i, p := range s.Providers {
+		out[i] = p.ID()
+	}
+	return out
+}
+
+// providers returns the configured providers named in ids (nil: all), in
+// configured order.
+func (s *Service) providers(ids []string) []Provider {
+	if ids == nil {
+		return s.Providers
+	}
+	var out []Provider
+	for _, p := range s.Providers {
+		for _, id := range ids {
+			if p.ID() == id {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (s *Service) fanout(ps []Provider) Fanout {
+	return Fanout{Providers: ps, Budget: s.QuoteBudget, Now: s.Now}
+}
+
+// Restricted reports whether an advisory refuses trading: compromised and
+// blocked do, caution never does.
+func Restricted(a *asset.Advisory) bool {
+	return a != nil && (a.Status == asset.AdvisoryCompromised || a.Status == asset.AdvisoryBlocked)
+}
+
+// AdvisoryCode is the details.code and exclusion reason of a restricted
+// advisory: "advisory_" + status.
+func AdvisoryCode(a *asset.Advisory) string { return "advisory_" + a.Status }
+
+// AdvisoryError is the 403 AssetAdvisoryError refusing mint.
+func AdvisoryError(mint string, a *asset.Advisory) *apierr.Error {
+	return apierr.Newf(apierr.AssetAdvisory, "This mint has been flagged as %s and cannot be traded", a.Status).
+		WithDetails(apierr.Details{"code": AdvisoryCode(a), "mint": mint, "status": a.Status, "reason": a.Reason, "url": a.URL})
+}
+
+// errAdvisoriesUnavailable is the fail-closed answer while the advisory
+// index has not loaded.
+func errAdvisoriesUnavailable() *apierr.Error {
+	return apierr.New(apierr.Unavailable, "advisories are not loaded yet: execution endpoints refuse until they are; retry").
+		WithDetails(apierr.Details{"code": "advisories_unavailable"})
+}
+
+// advisories returns the advisory lookup, or the fail-closed error when
+// the index has not loaded.
+func (s *Service) advisories() (func(string) *asset.Advisory, error) {
+	if s.Advisories == nil || !s.Advisories.Loaded() {
+		return nil, errAdvisoriesUnavailable()
+	}
+	return s.Advisories.Get, nil
+}
+
+// gate refuses a restricted mint (403) and fails closed (503).
+func (s *Service) gate(mint string) error {
+	get, err := s.advisories()
+	if err != nil {
+		return err
+	}
+	if a := get(mint); Restricted(a) {
+		return AdvisoryError(mint, a)
+	}
+	return nil
+}
