@@ -162,11 +162,11 @@ type EvaluateMeta struct {
 
 // EvaluateResponse is the body of GET /v2/execution/evaluate.
 type EvaluateResponse struct {
-	Mint      string      `json:"mint"`
-	Side      string      `json:"side"`
-	Providers []string    `json:"providers"`
-	Token     Token       `json:"token"`
-	Quotes    []*QuoteRow `json:"quotes"`
+	Mint      string       `json:"mint"`
+	Side      string       `json:"side"`
+	Providers []string     `json:"providers"`
+	Token     Token        `json:"token"`
+	Quotes    []*QuoteRow  `json:"quotes"`
 	Meta      EvaluateMeta `json:"meta"`
 }
 

@@ -52,7 +52,7 @@ func (f Fanout) Run(ctx context.Context, reqs []QuoteRequest) [][]Result {
 		now = time.Now
 	}
 	start := now()
-	ctx, cancel := context.WithTimeout(ctx, budget)
+	ctx, cancel := context.WithDeadline(ctx, start.Add(budget))
 	defer cancel()
 	out := make([][]Result, len(reqs))
 	batches := (len(reqs) + QuoteConcurrency - 1) / QuoteConcurrency
@@ -89,7 +89,7 @@ func (f Fanout) Run(ctx context.Context, reqs []QuoteRequest) [][]Result {
 // call runs one provider call and returns when it answers or its timeout
 // passes, whichever is first (a provider that ignores ctx is abandoned).
 func (f Fanout) call(ctx context.Context, p Provider, req QuoteRequest, timeout time.Duration, now func() time.Time) Result {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithDeadline(ctx, now().Add(timeout)) // never beyond the fan-out's own deadline
 	defer cancel()
 	type answer struct {
 		q   Quote

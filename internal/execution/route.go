@@ -149,15 +149,15 @@ type EdgeVs struct {
 
 // Allocation is the split of the order across variants.
 type Allocation struct {
-	Version                 string      `json:"version"`
-	TargetUSD               string      `json:"targetUsd"`
-	AllocatedUSD            string      `json:"allocatedUsd"`
-	UnallocatedUSD          string      `json:"unallocatedUsd"`
-	ChunkUSD                int64       `json:"chunkUsd"`
-	MinLegUSD               int64       `json:"minLegUsd"`
-	Repaired                bool        `json:"repaired"`
-	FellBackToSingleVariant bool        `json:"fellBackToSingleVariant"`
-	Legs                    []RouteLeg  `json:"legs"`
+	Version                 string     `json:"version"`
+	TargetUSD               string     `json:"targetUsd"`
+	AllocatedUSD            string     `json:"allocatedUsd"`
+	UnallocatedUSD          string     `json:"unallocatedUsd"`
+	ChunkUSD                int64      `json:"chunkUsd"`
+	MinLegUSD               int64      `json:"minLegUsd"`
+	Repaired                bool       `json:"repaired"`
+	FellBackToSingleVariant bool       `json:"fellBackToSingleVariant"`
+	Legs                    []RouteLeg `json:"legs"`
 	OutputUnit              struct {
 		Symbol   string `json:"symbol"`
 		Decimals int    `json:"decimals"`
@@ -535,7 +535,7 @@ func (s *Service) allocate(ctx context.Context, p *RoutePlan, resp *RouteRespons
 		leg := RouteLeg{VariantID: rv.VariantID, Mint: rv.Mint, Symbol: rv.Symbol, AmountUSD: itoa(l.AmountUSD),
 			AmountUSDRaw: new(big.Rat).SetInt64(l.AmountUSD).FloatString(6), ShareOfTarget: math.Round(float64(l.AmountUSD)/float64(target)*1e4) / 1e4,
 			ExpectedOut: Amount{Mint: rv.Mint, Symbol: rv.Symbol, Decimals: rv.Decimals, Amount: FormatRaw(l.Out, rv.Decimals), RawAmount: l.Out.String()},
-			Route: []Hop{}, ShareConfidence: "firm"}
+			Route:       []Hop{}, ShareConfidence: "firm"}
 		eff := new(big.Rat).SetFrac(l.Out, new(big.Int).Mul(big.NewInt(l.AmountUSD), pow10(rv.Decimals)))
 		leg.EffectivePrice = ratString(eff, 12)
 		b := c.Points[0]

@@ -34,11 +34,11 @@ type Profile struct {
 }
 
 // Profiles are the two demo routers: a deep router with a higher fee, and
-// a cheap router that reaches half the depth of the two largest pools, so
+// a cheap router that reaches 70 % of the depth of the three largest pools, so
 // the cheap one wins small sizes and the deep one large sizes.
 var Profiles = []Profile{
-	{ID: "simulated_a", FeeBps: 25, Depth: 1, MaxPools: 8},
-	{ID: "simulated_b", FeeBps: 4, Depth: 0.5, MaxPools: 2},
+	{ID: "simulated_a", FeeBps: 30, Depth: 1, MaxPools: 8},
+	{ID: "simulated_b", FeeBps: 5, Depth: 0.7, MaxPools: 3},
 }
 
 // Router is one simulated router.
