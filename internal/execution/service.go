@@ -36,8 +36,13 @@ type Service struct {
 	// IconBase makes relative venue icons absolute (default
 	// DefaultIconBase).
 	IconBase string
-	// Now is the clock (default time.Now).
+	// Now is the clock of the answers (generatedAt, market hours);
+	// default time.Now.
 	Now func() time.Time
+	// QuoteClock measures the quote budget and stamps quotes (default
+	// time.Now; call deadlines are real time, so a test clock stopped in
+	// the past belongs in Now, not here).
+	QuoteClock func() time.Time
 }
 
 func (s *Service) now() time.Time {
@@ -75,7 +80,7 @@ func (s *Service) providers(ids []string) []Provider {
 }
 
 func (s *Service) fanout(ps []Provider) Fanout {
-	return Fanout{Providers: ps, Budget: s.QuoteBudget, Now: s.Now}
+	return Fanout{Providers: ps, Budget: s.QuoteBudget, Now: s.QuoteClock}
 }
 
 // Restricted reports whether an advisory refuses trading: compromised and
