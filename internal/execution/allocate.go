@@ -246,9 +246,15 @@ func hasRoom(sp *Split, curves []Curve, dust int, a int64) bool {
 	return false
 }
 
-// VerifyFunc re-quotes curve i at exactly sizeUSD (ok=false when no
-// provider answered).
-type VerifyFunc func(i int, sizeUSD int64) (out *big.Int, ok bool)
+// LegSize is one leg to verify: curve index and dollars.
+type LegSize struct {
+	Curve   int
+	SizeUSD int64
+}
+
+// VerifyFunc re-quotes every leg at exactly its size, all at once, and
+// returns their outputs in order (nil where no provider answered).
+type VerifyFunc func(legs []LegSize) []*big.Int
 
 // PlanLeg is one leg of a plan.
 type PlanLeg struct {
@@ -275,7 +281,7 @@ type Plan struct {
 }
 
 // BuildPlan allocates target over curves (ejected ones stay out),
-// verifies each leg once with verify, repairs once when a leg collapses
+// verifies each leg once with verify (each size at most once), repairs once when a leg collapses
 // (verified output below expectation by more than the collapse
 // threshold): the collapsed variants are distrusted and the rest
 // re-allocated, and falls back to the best single variant's exact
@@ -286,41 +292,39 @@ func BuildPlan(target int64, curves []Curve, ejected []bool, t Tuning, verify Ve
 	for i := range curves {
 		p.OutDecimals = max(p.OutDecimals, curves[i].Decimals)
 	}
-	type key struct {
-		i int
-		s int64
-	}
-	cache := map[key]*big.Int{}
-	failed := map[key]bool{}
-	check := func(i int, s int64) (*big.Int, bool) {
-		k := key{i, s}
-		if v, ok := cache[k]; ok {
-			return v, true
+	cache := map[LegSize]*big.Int{} // verified outputs; nil = verification failed
+	check := func(legs []LegSize) {
+		var ask []LegSize
+		for _, l := range legs {
+			if _, ok := cache[l]; !ok {
+				ask = append(ask, l)
+			}
 		}
-		if failed[k] {
-			return nil, false
+		if len(ask) == 0 {
+			return
 		}
-		v, ok := verify(i, s)
-		if !ok || v == nil {
-			failed[k] = true
-			return nil, false
+		outs := verify(ask)
+		for i, l := range ask {
+			if i < len(outs) && outs[i] != nil && outs[i].Sign() > 0 {
+				cache[l] = outs[i]
+			} else {
+				cache[l] = nil
+			}
 		}
-		cache[k] = v
-		return v, true
 	}
 	excluded := slices.Clone(ejected)
 	if excluded == nil {
 		excluded = make([]bool, len(curves))
 	}
 	sp := Greedy(target, curves, excluded)
-	legs, collapsed := verifyLegs(sp, curves, t, check)
+	legs, collapsed := verifyLegs(sp, curves, t, check, cache)
 	if len(collapsed) > 0 {
 		for _, i := range collapsed {
 			excluded[i] = true
 		}
 		sp2 := Greedy(target, curves, excluded)
 		if sp2.Unallocated < target {
-			legs2, _ := verifyLegs(sp2, curves, t, check)
+			legs2, _ := verifyLegs(sp2, curves, t, check, cache)
 			sp, legs, p.Repaired = sp2, legs2, true
 			for _, i := range collapsed {
 				p.Warnings = append(p.Warnings, "plan_repaired:"+curves[i].Mint)
@@ -383,18 +387,23 @@ func bestSingle(curves []Curve, excluded []bool, target int64, to int) (int, *bi
 	return best, bestOut
 }
 
-// verifyLegs re-quotes every leg and reports the curves whose leg
-// collapsed.
-func verifyLegs(sp Split, curves []Curve, t Tuning, check func(int, int64) (*big.Int, bool)) ([]PlanLeg, []int) {
+// verifyLegs re-quotes every leg (one batch) and reports the curves whose
+// leg collapsed.
+func verifyLegs(sp Split, curves []Curve, t Tuning, check func([]LegSize), cache map[LegSize]*big.Int) ([]PlanLeg, []int) {
+	var want []LegSize
+	for i, a := range sp.Amounts {
+		if a > 0 {
+			want = append(want, LegSize{i, a})
+		}
+	}
+	check(want)
 	var legs []PlanLeg
 	var collapsed []int
-	for i, a := range sp.Amounts {
-		if a == 0 {
-			continue
-		}
+	for _, ls := range want {
+		i, a := ls.Curve, ls.SizeUSD
 		exp := curves[i].OutAt(a)
 		l := PlanLeg{Curve: i, AmountUSD: a, Expected: exp, Out: exp}
-		if v, ok := check(i, a); ok {
+		if v := cache[ls]; v != nil {
 			l.Out, l.Verified = v, true
 			d := 0.0
 			if exp.Sign() > 0 {

@@ -24,9 +24,22 @@ func mkCurve(mint string, rank int, rawPerUSD int64, sizes []int64, impacts ...f
 	return c
 }
 
+// verifyEach adapts a per-leg function to a VerifyFunc.
+func verifyEach(f func(i int, s int64) (*big.Int, bool)) VerifyFunc {
+	return func(legs []LegSize) []*big.Int {
+		out := make([]*big.Int, len(legs))
+		for k, l := range legs {
+			if v, ok := f(l.Curve, l.SizeUSD); ok {
+				out[k] = v
+			}
+		}
+		return out
+	}
+}
+
 // exact verifies at the curve's own expectation.
 func exact(curves []Curve) VerifyFunc {
-	return func(i int, s int64) (*big.Int, bool) { return curves[i].OutAt(s), true }
+	return verifyEach(func(i int, s int64) (*big.Int, bool) { return curves[i].OutAt(s), true })
 }
 
 func sumLegs(p Plan) int64 {
@@ -136,7 +149,7 @@ func TestCollapseRepaired(t *testing.T) {
 		}
 		return out, true
 	}
-	p := BuildPlan(1_000_000, curves, nil, crypto, verify)
+	p := BuildPlan(1_000_000, curves, nil, crypto, verifyEach(verify))
 	if !p.Repaired || len(p.Legs) != 1 || p.Legs[0].Curve != 0 || p.Legs[0].AmountUSD != 1_000_000 {
 		t.Fatalf("plan = %+v", p)
 	}
@@ -151,7 +164,7 @@ func TestCollapseUnrepairable(t *testing.T) {
 		out := curves[i].OutAt(s)
 		return out.Quo(out, big.NewInt(2)), true
 	}
-	p := BuildPlan(1_000_000, curves, nil, crypto, verify)
+	p := BuildPlan(1_000_000, curves, nil, crypto, verifyEach(verify))
 	if p.Repaired || !slices.Contains(p.Warnings, "collapse_unrepairable:A") || sumLegs(p) != 1_000_000 {
 		t.Fatalf("plan = %+v", p)
 	}
@@ -171,7 +184,7 @@ func TestLosingSplitFallsBack(t *testing.T) {
 		out := curves[i].OutAt(s)
 		return out.Mul(out, big.NewInt(96)).Quo(out, big.NewInt(100)), true
 	}
-	p := BuildPlan(1_000_000, curves, nil, crypto, verify)
+	p := BuildPlan(1_000_000, curves, nil, crypto, verifyEach(verify))
 	if !p.FellBack || len(p.Legs) != 1 || p.Legs[0].Curve != 0 || p.Legs[0].AmountUSD != 1_000_000 {
 		t.Fatalf("plan = %+v", p)
 	}
@@ -183,7 +196,7 @@ func TestLosingSplitFallsBack(t *testing.T) {
 
 func TestVerificationUnavailableKeepsInterpolated(t *testing.T) {
 	curves := []Curve{mkCurve("A", 1, 1000, ladder1M, 0, 10, 100, 800)}
-	p := BuildPlan(1_000_000, curves, nil, crypto, func(int, int64) (*big.Int, bool) { return nil, false })
+	p := BuildPlan(1_000_000, curves, nil, crypto, verifyEach(func(int, int64) (*big.Int, bool) { return nil, false }))
 	if len(p.Legs) != 1 || p.Legs[0].Verified || !slices.Contains(p.Warnings, "verification_unavailable:A") {
 		t.Fatalf("plan = %+v", p)
 	}

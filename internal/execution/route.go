@@ -470,8 +470,11 @@ func (s *Service) allocate(ctx context.Context, p *RoutePlan, resp *RouteRespons
 		pool = append(pool, rv)
 	}
 	if len(curves) == 0 {
+		// No parity candidate at all (and none lost to missing decimals)
+		// is final; candidates without quotes are worth a retry.
 		resp.AllocationStatus = AllocInsufficientQuotes
-		if len(p.selected) == 0 && !slices.ContainsFunc(p.excluded, func(e Excluded) bool { return e.Reason == ExcludeMissingDecimals }) {
+		candidate := slices.ContainsFunc(p.selected, func(rv *RouteVariant) bool { return rv.ParityBasis != ParityNone })
+		if !candidate && !slices.ContainsFunc(p.excluded, func(e Excluded) bool { return e.Reason == ExcludeMissingDecimals }) {
 			resp.AllocationStatus = AllocNoEligibleVariants
 		}
 		return
@@ -491,25 +494,27 @@ func (s *Service) allocate(ctx context.Context, p *RoutePlan, resp *RouteRespons
 			resp.Meta.Warnings = append(resp.Meta.Warnings, "price_divergence_excluded:"+rv.Mint)
 		}
 	}
-	// One exact re-quote per leg, within one quote budget for the whole
-	// verification phase.
-	vctx, cancel := context.WithTimeout(ctx, s.fanout(nil).budget())
-	defer cancel()
-	type verified struct {
-		best     *ProviderQuote
-		quotedAt string
-	}
-	got := map[[2]int64]verified{}
-	verify := func(i int, usd int64) (*big.Int, bool) {
-		rv := pool[i]
-		rs := s.fanout(p.providers).Run(vctx, []QuoteRequest{{InputMint: USDCMint, OutputMint: rv.Mint, Amount: usdRaw(usd)}})
-		resp.Meta.UpstreamQuotes += len(p.providers)
-		row := buildRow(usdSize(usd), rs[0], Token{Mint: USDCMint, Symbol: "USDC", Decimals: USDCDecimals}, Token{Mint: rv.Mint, Symbol: rv.Symbol, Decimals: rv.Decimals}, SideBuy)
-		if row.Best == nil {
-			return nil, false
+	// One exact re-quote per leg: each verification round is one fan-out.
+	type verified struct{ best *ProviderQuote }
+	got := map[LegSize]verified{}
+	verify := func(legs []LegSize) []*big.Int {
+		reqs := make([]QuoteRequest, len(legs))
+		for k, l := range legs {
+			reqs[k] = QuoteRequest{InputMint: USDCMint, OutputMint: pool[l.Curve].Mint, Amount: usdRaw(l.SizeUSD)}
 		}
-		got[[2]int64{int64(i), usd}] = verified{row.Best, row.Best.QuotedAt}
-		return row.Best.out, true
+		rs := s.fanout(p.providers).Run(ctx, reqs)
+		resp.Meta.UpstreamQuotes += len(legs) * len(p.providers)
+		outs := make([]*big.Int, len(legs))
+		for k, l := range legs {
+			rv := pool[l.Curve]
+			row := buildRow(usdSize(l.SizeUSD), rs[k], Token{Mint: USDCMint, Symbol: "USDC", Decimals: USDCDecimals},
+				Token{Mint: rv.Mint, Symbol: rv.Symbol, Decimals: rv.Decimals}, SideBuy)
+			if row.Best != nil {
+				got[l] = verified{row.Best}
+				outs[k] = row.Best.out
+			}
+		}
+		return outs
 	}
 	plan := BuildPlan(target, curves, ejected, tuning, verify)
 	resp.Meta.Warnings = append(resp.Meta.Warnings, plan.Warnings...)
@@ -543,8 +548,8 @@ func (s *Service) allocate(ctx context.Context, p *RoutePlan, resp *RouteRespons
 		blended += leg.ImpactBps * float64(l.AmountUSD)
 		allocated += l.AmountUSD
 		leg.Verification = Verification{Status: "interpolated", DeltaBps: l.DeltaBps}
-		if v, ok := got[[2]int64{int64(l.Curve), l.AmountUSD}]; ok && l.Verified {
-			leg.Verification.Status, leg.Verification.QuotedAt = "verified", v.quotedAt
+		if v, ok := got[LegSize{l.Curve, l.AmountUSD}]; ok && l.Verified {
+			leg.Verification.Status, leg.Verification.QuotedAt = "verified", v.best.QuotedAt
 			leg.Provider, leg.Router = &v.best.Provider, v.best.Router
 			leg.Route = v.best.Route
 		} else if l.Verified && plan.FellBack {
