@@ -153,7 +153,12 @@ type Split struct {
 
 // marginal is Δout per dollar in asset units: Δraw / (dollars·10^dec).
 func marginal(c *Curve, from, step int64) *big.Rat {
-	d := new(big.Int).Sub(c.OutAt(from+step), c.OutAt(from))
+	return marginalFrom(c, c.OutAt(from), from, step)
+}
+
+// marginalFrom is marginal with the output at from already known.
+func marginalFrom(c *Curve, fromOut *big.Int, from, step int64) *big.Rat {
+	d := new(big.Int).Sub(c.OutAt(from+step), fromOut)
 	return new(big.Rat).SetFrac(d, new(big.Int).Mul(big.NewInt(step), pow10(c.Decimals)))
 }
 
@@ -169,6 +174,10 @@ func Greedy(target int64, curves []Curve, excluded []bool) Split {
 	chunk := ChunkUSD(target)
 	last := make([]*big.Rat, n)
 	warned := make([]bool, n)
+	outs := make([]*big.Int, n) // output at the current allocation
+	for i := range outs {
+		outs[i] = new(big.Int)
+	}
 	remaining := target
 	for remaining > 0 {
 		best, bestStep := -1, int64(0)
@@ -181,7 +190,7 @@ func Greedy(target int64, curves []Curve, excluded []bool) Split {
 			if step <= 0 {
 				continue
 			}
-			m := marginal(&curves[i], sp.Amounts[i], step)
+			m := marginalFrom(&curves[i], outs[i], sp.Amounts[i], step)
 			if last[i] != nil && m.Cmp(last[i]) > 0 {
 				m = last[i]
 				if !warned[i] {
@@ -197,6 +206,7 @@ func Greedy(target int64, curves []Curve, excluded []bool) Split {
 			break
 		}
 		sp.Amounts[best] += bestStep
+		outs[best] = curves[best].OutAt(sp.Amounts[best])
 		last[best] = bestM
 		remaining -= bestStep
 	}

@@ -40,8 +40,22 @@ func digits(s string) bool {
 	return s != ""
 }
 
-// pow10 returns 10^n.
-func pow10(n int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }
+// pow10s holds 10^0..10^38, shared and read-only.
+var pow10s = func() []*big.Int {
+	out := make([]*big.Int, 39)
+	for i := range out {
+		out[i] = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(i)), nil)
+	}
+	return out
+}()
+
+// pow10 returns 10^n. The result may be shared: never modify it.
+func pow10(n int) *big.Int {
+	if n >= 0 && n < len(pow10s) {
+		return pow10s[n]
+	}
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}
 
 // FormatRaw renders raw units with decimals as a decimal string without
 // trailing fractional zeros ("1.5", "100").

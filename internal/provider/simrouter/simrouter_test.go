@@ -24,6 +24,10 @@ func routers(t *testing.T) []execution.Provider {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return routersOver(t, snap)
+}
+
+func routersOver(_ testing.TB, snap *registry.Snapshot) []execution.Provider {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	w := demo.New(demo.Config{Assets: snap.Assets(), Now: func() time.Time { return now }})
 	return New(w, func(m string) (int, bool) {
