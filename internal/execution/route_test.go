@@ -17,11 +17,7 @@ func (noAdvisories) Loaded() bool               { return true }
 
 func seedService(t *testing.T, ps ...Provider) *Service {
 	t.Helper()
-	doc, err := registry.Seed()
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, _, err := registry.Build(doc)
+	snap, err := registry.SeedSnapshot()
 	if err != nil {
 		t.Fatal(err)
 	}

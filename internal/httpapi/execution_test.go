@@ -149,6 +149,17 @@ func wantAdvisory(t *testing.T, r resp, mint, status string) {
 	}
 }
 
+// wantStatus checks an error of status with the tag that status implies
+// here (400 BadRequestError, 404 NotFoundError).
+func wantStatus(t *testing.T, r resp, status int, code string) {
+	t.Helper()
+	tag := "BadRequestError"
+	if status == 404 {
+		tag = "NotFoundError"
+	}
+	wantErr(t, r, status, tag, code)
+}
+
 func TestExecutionScopeAndAuth(t *testing.T) {
 	e := newExecHarness(t)
 	for _, p := range []string{"/v2/execution/links?mint=" + exCBBTC, "/v2/execution/evaluate?mint=" + exCBBTC, "/v2/execution/route?assetId=bitcoin"} {
@@ -181,12 +192,7 @@ func TestExecutionLinks(t *testing.T) {
 		{"assetId=no-such-asset", "", 404},
 	}
 	for _, c := range bad {
-		r := e.get(t, "exec", "/v2/execution/links?"+c.q)
-		tag := "BadRequestError"
-		if c.status == 404 {
-			tag = "NotFoundError"
-		}
-		wantErr(t, r, c.status, tag, c.code)
+		wantStatus(t, e.get(t, "exec", "/v2/execution/links?"+c.q), c.status, c.code)
 	}
 	r := e.get(t, "exec", "/v2/execution/links?venues=nope&mint="+exCBBTC)
 	if msg := r.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "Valid: titan, jupiter, dflow, sunrise, omfg, kamino, orca, raydium, byreal") {
@@ -273,11 +279,7 @@ func TestExecutionEvaluate(t *testing.T) {
 		{"mint=So11111111111111111111111111111111111111111", 404, ""},
 	}
 	for _, c := range bad {
-		tag := "BadRequestError"
-		if c.status == 404 {
-			tag = "NotFoundError"
-		}
-		wantErr(t, e.get(t, "exec", "/v2/execution/evaluate?"+c.q), c.status, tag, c.code)
+		wantStatus(t, e.get(t, "exec", "/v2/execution/evaluate?"+c.q), c.status, c.code)
 	}
 
 	var ev execution.EvaluateResponse
@@ -374,11 +376,7 @@ func TestExecutionRoute(t *testing.T) {
 		{"assetId=no-such-asset", 404, ""},
 	}
 	for _, c := range bad {
-		tag := "BadRequestError"
-		if c.status == 404 {
-			tag = "NotFoundError"
-		}
-		wantErr(t, e.get(t, "exec", "/v2/execution/route?"+c.q), c.status, tag, c.code)
+		wantStatus(t, e.get(t, "exec", "/v2/execution/route?"+c.q), c.status, c.code)
 	}
 	if msg := e.get(t, "exec", "/v2/execution/route?assetId=bitcoin&side=sell").body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "/v2/execution/evaluate") {
 		t.Errorf("sell message %q", msg)

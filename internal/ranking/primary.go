@@ -111,17 +111,7 @@ func SelectPrimary(cands []Candidate, strategy, assetCategory string, now time.T
 		return -1, ""
 	}
 	var baseBuf, keptBuf [smallN]int
-	base := baseBuf[:0]
-	for i := range cands {
-		if asset.IsSpotLike(cands[i].Kind) {
-			base = append(base, i)
-		}
-	}
-	if len(base) == 0 {
-		for i := range cands {
-			base = append(base, i)
-		}
-	}
+	base := candidateBase(cands, baseBuf[:0])
 	if len(base) == 1 {
 		return base[0], ReasonOnlyCandidate
 	}
@@ -398,6 +388,22 @@ func cmpRank(a, b int) int {
 	return 0
 }
 
+// candidateBase appends to dst the indexes of the spot-like candidates,
+// or of all candidates when none is spot-like (step 1 of SelectPrimary).
+func candidateBase(cands []Candidate, dst []int) []int {
+	for i := range cands {
+		if asset.IsSpotLike(cands[i].Kind) {
+			dst = append(dst, i)
+		}
+	}
+	if len(dst) == 0 {
+		for i := range cands {
+			dst = append(dst, i)
+		}
+	}
+	return dst
+}
+
 // Candidacy is why a variant is or is not a primary candidate.
 type Candidacy int
 
@@ -414,17 +420,7 @@ const (
 // dropped variants with these reasons.
 func PrimaryCandidacy(cands []Candidate) []Candidacy {
 	out := make([]Candidacy, len(cands))
-	var base []int
-	for i := range cands {
-		if asset.IsSpotLike(cands[i].Kind) {
-			base = append(base, i)
-		}
-	}
-	if len(base) == 0 {
-		for i := range cands {
-			base = append(base, i)
-		}
-	}
+	base := candidateBase(cands, nil)
 	in := make([]bool, len(cands))
 	for _, i := range base {
 		in[i] = true

@@ -21,3 +21,17 @@ func Seed() (Document, error) {
 	}
 	return doc, nil
 }
+
+// SeedSnapshot builds a Snapshot of the seed registry alone (tests and
+// tools that need the curated assets without a store).
+func SeedSnapshot() (*Snapshot, error) {
+	doc, err := Seed()
+	if err != nil {
+		return nil, err
+	}
+	snap, _, err := Build(doc)
+	if err != nil {
+		return nil, fmt.Errorf("registry: seed: %w", err)
+	}
+	return snap, nil
+}

@@ -18,11 +18,7 @@ func (noAdvisories) Loaded() bool               { return true }
 // simulated routers (probes, curves, allocation, verification), without
 // HTTP.
 func BenchmarkDemoRoute(b *testing.B) {
-	doc, err := registry.Seed()
-	if err != nil {
-		b.Fatal(err)
-	}
-	snap, _, err := registry.Build(doc)
+	snap, err := registry.SeedSnapshot()
 	if err != nil {
 		b.Fatal(err)
 	}

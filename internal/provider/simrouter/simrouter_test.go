@@ -16,11 +16,7 @@ const cbBTC = "cbbtcf3aa214zXHbiAZQwf4122FBYbraNdFqgw4iMij"
 
 func routers(t *testing.T) []execution.Provider {
 	t.Helper()
-	doc, err := registry.Seed()
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, _, err := registry.Build(doc)
+	snap, err := registry.SeedSnapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
