@@ -171,10 +171,11 @@ type Allocation struct {
 		VsBestSingleVariant *EdgeVs `json:"vsBestSingleVariant"`
 		VsPrimaryVariant    *EdgeVs `json:"vsPrimaryVariant"`
 	} `json:"edge"`
-	PegSpreadBps       float64 `json:"pegSpreadBps"`
-	BlendedImpactBps   float64 `json:"blendedImpactBps"`
-	BlendedImpactGrade string  `json:"blendedImpactGrade"`
-	ShareStability     string  `json:"shareStability"`
+	PegSpreadBps       float64         `json:"pegSpreadBps"`
+	BlendedImpactBps   float64         `json:"blendedImpactBps"`
+	BlendedImpactGrade string          `json:"blendedImpactGrade"`
+	ShareStability     string          `json:"shareStability"`
+	LegIndependence    LegIndependence `json:"legIndependence"`
 }
 
 // RouteMeta is the meta block of route.
@@ -577,6 +578,9 @@ func (s *Service) allocate(ctx context.Context, p *RoutePlan, resp *RouteRespons
 		resp.Meta.Warnings = append(resp.Meta.Warnings, "shares_may_move")
 	}
 	al.ShareStability = stability
+	if al.LegIndependence = Independence(al.Legs); !al.LegIndependence.Independent {
+		resp.Meta.Warnings = append(resp.Meta.Warnings, "legs_share_liquidity")
+	}
 	if allocated > 0 {
 		al.BlendedImpactBps = math.Round(blended/float64(allocated)*100) / 100
 	}
