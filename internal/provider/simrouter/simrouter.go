@@ -69,6 +69,9 @@ type pool struct {
 // Quote answers an exact-in quote between USDC and a token (either way);
 // other pairs have no route.
 func (r *Router) Quote(ctx context.Context, req execution.QuoteRequest) (execution.Quote, error) {
+	if req.InputMint == req.OutputMint {
+		return execution.Quote{}, execution.ErrNoRoute
+	}
 	buy := req.InputMint == execution.USDCMint
 	token := req.OutputMint
 	if !buy {

@@ -81,6 +81,7 @@ func TestQuotes(t *testing.T) {
 	for _, req := range []execution.QuoteRequest{
 		{InputMint: cbBTC, OutputMint: execution.SOLMint, Amount: big.NewInt(1)},
 		{InputMint: execution.USDCMint, OutputMint: "11111111111111111111111111111111", Amount: usd(1)},
+		{InputMint: execution.USDCMint, OutputMint: execution.USDCMint, Amount: usd(1)},
 	} {
 		if _, err := rs[0].Quote(ctx, req); execution.ReasonOf(err) != execution.ReasonNoRoute {
 			t.Errorf("%+v: %v", req, err)
