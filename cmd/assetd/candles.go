@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/assetd/assetd/internal/analytics"
@@ -44,14 +45,26 @@ func pruneStored(ctx context.Context, st candleStore, now time.Time) (int64, err
 // candleFlusher writes the engine's changed candles to the store, keeping
 // rows whose write failed for the next attempt.
 type candleFlusher struct {
-	st      candleStore
-	eng     *analytics.Engine
-	log     *slog.Logger
+	st  candleStore
+	eng *analytics.Engine
+	log *slog.Logger
+	// mu serialises flushes: the periodic one (run) and the final one at
+	// shutdown may overlap.
+	mu      sync.Mutex
 	pending []analytics.CandleUpdate
+}
+
+// pendingRows is how many rows wait for the next attempt.
+func (f *candleFlusher) pendingRows() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.pending)
 }
 
 // flush writes what changed since the last flush.
 func (f *candleFlusher) flush(ctx context.Context) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	rows := append(f.pending, f.eng.DirtyCandles()...)
 	f.pending = nil
 	if len(rows) == 0 {
@@ -84,7 +97,7 @@ func (f *candleFlusher) run(ctx context.Context, every time.Duration) {
 			}
 		case <-t.C:
 			if _, err := f.flush(ctx); err != nil && ctx.Err() == nil {
-				f.log.Warn("candle flush failed; will retry", "pending", len(f.pending), "err", err)
+				f.log.Warn("candle flush failed; will retry", "pending", f.pendingRows(), "err", err)
 			}
 		}
 	}

@@ -285,7 +285,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		}
 		if flusher != nil {
 			if n, ferr := flusher.flush(sctx); ferr != nil {
-				log.Error("final candle flush failed", "err", ferr, "pending", len(flusher.pending))
+				log.Error("final candle flush failed", "err", ferr, "pending", flusher.pendingRows())
 			} else {
 				log.Info("candles flushed", "rows", n)
 			}
