@@ -48,7 +48,7 @@ func medianOf(xs []float64) *float64 {
 // soleQuotes.
 func evaluateMeta(rows []*QuoteRow, ids []string, p *EvaluatePlan) EvaluateMeta {
 	m := EvaluateMeta{Requested: len(rows), Deduped: p.deduped, UpstreamQuotes: len(rows) * len(ids),
-		Limits: map[string]int{"maxAmounts": MaxAmounts, "maxProviders": len(ids)}, ComparisonVersion: ComparisonVersion,
+		Limits: map[string]int{"maxAmounts": MaxAmounts, "maxProviders": p.configured}, ComparisonVersion: ComparisonVersion,
 		AmountSource: p.source, TokenSource: "registry", ProviderStats: map[string]*ProviderStats{}, Warnings: []string{}}
 	if len(ids) > 0 {
 		m.TieBreak = ids[0]

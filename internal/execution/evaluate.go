@@ -186,6 +186,8 @@ type EvaluatePlan struct {
 	deduped   int
 	source    string
 	providers []Provider
+	// configured is how many providers the service has (limits.maxProviders).
+	configured int
 }
 
 // UpstreamQuotes is what the plan will cost in provider quotes.
@@ -223,7 +225,7 @@ func (s *Service) PlanEvaluate(req EvaluateRequest) (*EvaluatePlan, error) {
 	if err := s.gate(req.Mint); err != nil {
 		return nil, err
 	}
-	p := &EvaluatePlan{req: req, token: tokenOf(a, v), source: "request", providers: s.providers(req.Providers)}
+	p := &EvaluatePlan{req: req, token: tokenOf(a, v), source: "request", providers: s.providers(req.Providers), configured: len(s.Providers)}
 	sizes, deduped, err := parseSizes(req, *v.Decimals)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"math/big"
+	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,7 +94,7 @@ type execHarness struct {
 	quote *execution.QuoteBudget
 }
 
-func newExecHarness(t *testing.T) *execHarness {
+func newExecHarness(t testing.TB) *execHarness {
 	t.Helper()
 	cat := newSeedCatalog(t, false)
 	snap, _ := seedSnapshot()
@@ -475,4 +477,32 @@ func checkRoute(t *testing.T, rt execution.RouteResponse, target int64) {
 	if rt.Meta.UpstreamQuotes <= 0 || len(rt.Meta.ProbeLadderUSD) == 0 {
 		t.Errorf("meta %+v", rt.Meta)
 	}
+}
+
+// FuzzExecutionQuery: any query string on the three endpoints answers 200
+// or a 4xx envelope, never a 5xx.
+func FuzzExecutionQuery(f *testing.F) {
+	for _, q := range []string{"mint=" + exCBBTC, "assetId=bitcoin", "mint=" + exCBBTC + "&amountUsd=1.5&amountUsd=1.50",
+		"mint=" + exCBBTC + "&side=sell&tokenAmount=0.00000001", "assetId=btc&amountUsd=1&maxVariants=6&allocate=false",
+		"venues=,,orca&kinds=swap&mint=" + exCBBTC, "amount=1.&mint=x", "%zz", "providers=alpha,,beta&mint=" + exCBBTC} {
+		for ep := range 3 {
+			f.Add(uint8(ep), q)
+		}
+	}
+	e := newExecHarness(f)
+	e.srv.d.Execution.QuoteBudget = time.Second
+	paths := []string{"/v2/execution/links?", "/v2/execution/evaluate?", "/v2/execution/route?"}
+	f.Fuzz(func(t *testing.T, ep uint8, q string) {
+		target := paths[int(ep)%3] + q
+		if _, err := url.ParseRequestURI(target); err != nil || strings.ContainsAny(q, " #") {
+			return // not a request line
+		}
+		req := httptest.NewRequest("GET", target, nil)
+		req.Header.Set("X-Api-Key", e.exec["exec"])
+		rec := httptest.NewRecorder()
+		e.h.ServeHTTP(rec, req)
+		if rec.Code != 200 && (rec.Code < 400 || rec.Code >= 500) {
+			t.Fatalf("status %d for %q: %s", rec.Code, q, rec.Body)
+		}
+	})
 }
