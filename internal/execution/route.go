@@ -252,7 +252,8 @@ func (s *Service) PlanRoute(req RouteRequest) (*RoutePlan, error) {
 	if req.MaxVariants == 0 {
 		req.MaxVariants = DefaultMaxVariants
 	}
-	p := &RoutePlan{req: req, asset: res.Asset, ladder: ProbeLadder(req.AmountUSD), providers: s.providers(req.Providers), excluded: []Excluded{}}
+	p := &RoutePlan{req: req, asset: res.Asset, ladder: ProbeLadder(req.AmountUSD), providers: s.providers(req.Providers),
+		selected: []*RouteVariant{}, excluded: []Excluded{}}
 	ordered := s.rankVariants(snap, res.Asset)
 	if len(ordered) > 0 {
 		p.primary = ordered[0].Mint

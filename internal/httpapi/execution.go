@@ -131,7 +131,7 @@ func (s *Server) executionRoute(w http.ResponseWriter, r *http.Request) error {
 	req.AmountUSD = execution.DefaultRouteUSD
 	if s := q.Get("amountUsd"); s != "" {
 		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < execution.MinAmountUSD || n > execution.MaxAmountUSD {
+		if err != nil || s[0] < '0' || s[0] > '9' || n < execution.MinAmountUSD || n > execution.MaxAmountUSD {
 			return badParam("amountUsd", "Invalid amountUsd: whole dollars from 1 to 50000000", nil)
 		}
 		req.AmountUSD = n

@@ -371,6 +371,7 @@ func TestExecutionRoute(t *testing.T) {
 		{"assetId=bitcoin&amountUsd=0", 400, "invalid_param"},
 		{"assetId=bitcoin&amountUsd=50000001", 400, "invalid_param"},
 		{"assetId=bitcoin&amountUsd=10.5", 400, "invalid_param"},
+		{"assetId=bitcoin&amountUsd=+5", 400, "invalid_param"},
 		{"assetId=bitcoin&maxVariants=0", 400, "invalid_param"},
 		{"assetId=bitcoin&maxVariants=7", 400, "invalid_param"},
 		{"assetId=bitcoin&allocate=yes", 400, "invalid_param"},
