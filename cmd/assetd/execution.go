@@ -8,6 +8,7 @@ import (
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/provider/jupiter"
 	"github.com/assetd/assetd/internal/provider/simrouter"
+	"github.com/assetd/assetd/internal/provider/titan"
 	"github.com/assetd/assetd/internal/registry"
 )
 
@@ -15,17 +16,22 @@ import (
 type executionFlags struct {
 	jupiterURL  string
 	jupiterKey  string
+	titanURL    string
+	titanToken  string
 	quoteBudget string
 }
 
 func (c *cli) addExecutionFlags(fs *flag.FlagSet, f *executionFlags) {
 	fs.StringVar(&f.jupiterURL, "jupiter-url", c.env("ASSETD_JUPITER_URL", ""), "base URL of the Jupiter-compatible /order quote API (default: the public API, keyless at 0.5 requests/s) (env ASSETD_JUPITER_URL)")
 	fs.StringVar(&f.jupiterKey, "jupiter-key", c.env("ASSETD_JUPITER_KEY", ""), "API key of the Jupiter-compatible quote API (env ASSETD_JUPITER_KEY)")
+	fs.StringVar(&f.titanURL, "titan-url", c.env("ASSETD_TITAN_URL", ""), "base URL of a Titan-compatible quote API; with --titan-token, adds the titan quote provider (env ASSETD_TITAN_URL)")
+	fs.StringVar(&f.titanToken, "titan-token", c.env("ASSETD_TITAN_TOKEN", ""), "bearer token of the Titan-compatible quote API (env ASSETD_TITAN_TOKEN)")
 	fs.StringVar(&f.quoteBudget, "quote-budget", c.env("ASSETD_QUOTE_BUDGET", "600/10m"), "upstream quotes each key may spend on evaluate and route, N/WINDOW (env ASSETD_QUOTE_BUDGET)")
 }
 
 // newExecution wires the execution service: the two simulated routers in
-// demo mode, else the Jupiter-compatible adapter.
+// demo mode, else the Jupiter-compatible adapter and, when configured, the
+// Titan-compatible one (in that order, which is also the tie-break).
 func newExecution(cfg serveConfig, mp *marketPipeline, snap func() *registry.Snapshot, adv *lists.AdvisoryIndex) (*execution.Service, *execution.QuoteBudget, error) {
 	var providers []execution.Provider
 	if mp.world != nil {
@@ -41,6 +47,13 @@ func newExecution(cfg serveConfig, mp *marketPipeline, snap func() *registry.Sna
 			return nil, nil, fmt.Errorf("--jupiter-url: %w", err)
 		}
 		providers = []execution.Provider{j}
+		if cfg.execution.titanURL != "" || cfg.execution.titanToken != "" {
+			t, err := titan.New(titan.Config{BaseURL: cfg.execution.titanURL, Token: cfg.execution.titanToken})
+			if err != nil {
+				return nil, nil, fmt.Errorf("--titan-url/--titan-token: %w", err)
+			}
+			providers = append(providers, t)
+		}
 	}
 	n, window, err := parseRate(cfg.execution.quoteBudget)
 	if err != nil {
