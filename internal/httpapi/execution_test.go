@@ -162,6 +162,23 @@ func wantStatus(t *testing.T, r resp, status int, code string) {
 	wantErr(t, r, status, tag, code)
 }
 
+// checkMintGate: on path (which names mint), a caution advisory passes,
+// compromised and blocked refuse with the exact details, and an advisory
+// index that has not loaded fails closed with a 503.
+func (e *execHarness) checkMintGate(t *testing.T, path, mint, cache string) {
+	t.Helper()
+	defer e.adv.reset()
+	e.adv.set(mint, asset.AdvisoryCaution)
+	wantOK(t, e.get(t, "exec", path), cache)
+	for _, st := range []string{asset.AdvisoryCompromised, asset.AdvisoryBlocked} {
+		e.adv.set(mint, st)
+		wantAdvisory(t, e.get(t, "exec", path), mint, st)
+	}
+	e.adv.reset()
+	e.adv.loaded = false
+	wantErr(t, e.get(t, "exec", path), 503, "InternalServerError", "advisories_unavailable")
+}
+
 func TestExecutionScopeAndAuth(t *testing.T) {
 	e := newExecHarness(t)
 	for _, p := range []string{"/v2/execution/links?mint=" + exCBBTC, "/v2/execution/evaluate?mint=" + exCBBTC, "/v2/execution/route?assetId=bitcoin"} {
@@ -219,13 +236,7 @@ func TestExecutionLinks(t *testing.T) {
 		t.Errorf("SOL links = %+v", ok)
 	}
 
-	// Advisories: caution passes, compromised and blocked refuse.
-	e.adv.set(exCBBTC, asset.AdvisoryCaution)
-	wantOK(t, e.get(t, "exec", "/v2/execution/links?mint="+exCBBTC), "private, max-age=3600")
-	for _, st := range []string{asset.AdvisoryCompromised, asset.AdvisoryBlocked} {
-		e.adv.set(exCBBTC, st)
-		wantAdvisory(t, e.get(t, "exec", "/v2/execution/links?mint="+exCBBTC), exCBBTC, st)
-	}
+	e.checkMintGate(t, "/v2/execution/links?mint="+exCBBTC, exCBBTC, "private, max-age=3600")
 	// assetId: the primary is chosen among unrestricted variants.
 	e.adv.reset()
 	r = e.get(t, "exec", "/v2/execution/links?assetId=bitcoin")
@@ -247,10 +258,6 @@ func TestExecutionLinks(t *testing.T) {
 	r = e.get(t, "exec", "/v2/execution/links?assetId=bitcoin")
 	wantErr(t, r, 403, "AssetAdvisoryError", "advisory_blocked")
 
-	// Fail closed.
-	e.adv.reset()
-	e.adv.loaded = false
-	wantErr(t, e.get(t, "exec", "/v2/execution/links?mint="+exCBBTC), 503, "InternalServerError", "advisories_unavailable")
 }
 
 func TestExecutionEvaluate(t *testing.T) {
@@ -315,15 +322,7 @@ func TestExecutionEvaluate(t *testing.T) {
 		t.Errorf("sell = %+v", ev.Quotes[0])
 	}
 
-	e.adv.set(exCBBTC, asset.AdvisoryCaution)
-	wantOK(t, e.get(t, "exec", "/v2/execution/evaluate?mint="+exCBBTC), "no-store")
-	for _, st := range []string{asset.AdvisoryCompromised, asset.AdvisoryBlocked} {
-		e.adv.set(exCBBTC, st)
-		wantAdvisory(t, e.get(t, "exec", "/v2/execution/evaluate?mint="+exCBBTC), exCBBTC, st)
-	}
-	e.adv.reset()
-	e.adv.loaded = false
-	wantErr(t, e.get(t, "exec", "/v2/execution/evaluate?mint="+exCBBTC), 503, "InternalServerError", "advisories_unavailable")
+	e.checkMintGate(t, "/v2/execution/evaluate?mint="+exCBBTC, exCBBTC, "no-store")
 }
 
 // TestExecutionEvaluateHangingProvider: a provider that never answers

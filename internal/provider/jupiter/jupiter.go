@@ -8,7 +8,6 @@ package jupiter
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -18,7 +17,7 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/execution"
-	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/provider/internal/quoteerr"
 	"github.com/assetd/assetd/internal/provider/internal/upstream"
 )
 
@@ -147,31 +146,13 @@ func (p *Provider) Quote(ctx context.Context, req execution.QuoteRequest) (execu
 	q := url.Values{"inputMint": {req.InputMint}, "outputMint": {req.OutputMint}, "amount": {req.Amount.String()}}
 	body, err := p.c.Get(ctx, "/order", q)
 	if err != nil {
-		return execution.Quote{}, classify(err)
+		return execution.Quote{}, quoteerr.Classify(err)
 	}
 	var o order
 	if err := json.Unmarshal(body, &o); err != nil {
 		return execution.Quote{}, execution.Unavailable(execution.ReasonMalformed, "jupiter: decode /order: %w", err)
 	}
 	return decode(o, req)
-}
-
-// classify maps an upstream error onto an unavailable reason.
-func classify(err error) error {
-	var rl *market.RateLimitedError
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return &execution.UnavailableError{Reason: execution.ReasonTimeout, Err: err}
-	case upstream.IsStatus(err, http.StatusUnauthorized, http.StatusForbidden):
-		return &execution.UnavailableError{Reason: execution.ReasonAuth, Err: err}
-	case upstream.IsStatus(err, http.StatusBadRequest, http.StatusNotFound):
-		return &execution.UnavailableError{Reason: execution.ReasonNoRoute, Err: err}
-	case errors.Is(err, market.ErrMalformed):
-		return &execution.UnavailableError{Reason: execution.ReasonMalformed, Err: err}
-	case errors.As(err, &rl):
-		return &execution.UnavailableError{Reason: execution.ReasonError, Err: err}
-	}
-	return &execution.UnavailableError{Reason: execution.ReasonError, Err: err}
 }
 
 func decode(o order, req execution.QuoteRequest) (execution.Quote, error) {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/assetd/assetd/internal/execution"
 	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/provider/internal/quoteerr"
 	"github.com/assetd/assetd/internal/provider/internal/upstream"
 )
 
@@ -98,13 +99,13 @@ func (p *Provider) Quote(ctx context.Context, req execution.QuoteRequest) (execu
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return execution.Quote{}, classify(ctx.Err())
+			return execution.Quote{}, quoteerr.Classify(ctx.Err())
 		case <-t.C:
 		}
 		body, err = p.c.Get(ctx, "/api/v1/quote/swap", q)
 	}
 	if err != nil {
-		return execution.Quote{}, classify(err)
+		return execution.Quote{}, quoteerr.Classify(err)
 	}
 	var a answer
 	if err := msgpack.Unmarshal(body, &a); err != nil {
@@ -116,20 +117,6 @@ func (p *Provider) Quote(ctx context.Context, req execution.QuoteRequest) (execu
 func retryable(err error) bool {
 	var rl *market.RateLimitedError
 	return errors.As(err, &rl) || upstream.IsStatus(err, http.StatusRequestTimeout, 500, 502, 503, 504)
-}
-
-func classify(err error) error {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return &execution.UnavailableError{Reason: execution.ReasonTimeout, Err: err}
-	case upstream.IsStatus(err, http.StatusUnauthorized, http.StatusForbidden):
-		return &execution.UnavailableError{Reason: execution.ReasonAuth, Err: err}
-	case upstream.IsStatus(err, http.StatusBadRequest, http.StatusNotFound):
-		return &execution.UnavailableError{Reason: execution.ReasonNoRoute, Err: err}
-	case errors.Is(err, market.ErrMalformed):
-		return &execution.UnavailableError{Reason: execution.ReasonMalformed, Err: err}
-	}
-	return &execution.UnavailableError{Reason: execution.ReasonError, Err: err}
 }
 
 // best picks the largest output among the routes that spend exactly the
