@@ -151,15 +151,24 @@ func wantAdvisory(t *testing.T, r resp, mint, status string) {
 	}
 }
 
-// wantStatus checks an error of status with the tag that status implies
-// here (400 BadRequestError, 404 NotFoundError).
-func wantStatus(t *testing.T, r resp, status int, code string) {
+// badQuery is a refused query: its status and details.code ("" = none).
+type badQuery struct {
+	q      string
+	status int
+	code   string
+}
+
+// checkBad runs each query on prefix and checks its refusal, with the tag
+// the status implies here (400 BadRequestError, 404 NotFoundError).
+func (e *execHarness) checkBad(t *testing.T, prefix string, cases []badQuery) {
 	t.Helper()
-	tag := "BadRequestError"
-	if status == 404 {
-		tag = "NotFoundError"
+	for _, c := range cases {
+		tag := "BadRequestError"
+		if c.status == 404 {
+			tag = "NotFoundError"
+		}
+		wantErr(t, e.get(t, "exec", prefix+c.q), c.status, tag, c.code)
 	}
-	wantErr(t, r, status, tag, code)
 }
 
 // checkMintGate: on path (which names mint), a caution advisory passes,
@@ -194,25 +203,19 @@ func TestExecutionScopeAndAuth(t *testing.T) {
 
 func TestExecutionLinks(t *testing.T) {
 	e := newExecHarness(t)
-	bad := []struct {
-		q, code string
-		status  int
-	}{
-		{"mint=" + exCBBTC + "&assetId=bitcoin", "invalid_param", 400},
-		{"", "missing_param", 400},
-		{"mint=nope", "invalid_mint", 400},
-		{"mint=" + exCBBTC + "&sellMint=nope", "invalid_mint", 400},
-		{"mint=" + exCBBTC + "&venues=orca,nope", "invalid_param", 400},
-		{"mint=" + exCBBTC + "&venues=", "invalid_param", 400},
-		{"mint=" + exCBBTC + "&kinds=bridge", "invalid_param", 400},
-		{"mint=" + exCBBTC + "&amount=abc", "invalid_param", 400},
-		{"mint=" + exCBBTC + "&amount=0", "invalid_param", 400},
-		{"mint=" + exCBBTC + "&amount=-1", "invalid_param", 400},
-		{"assetId=no-such-asset", "", 404},
-	}
-	for _, c := range bad {
-		wantStatus(t, e.get(t, "exec", "/v2/execution/links?"+c.q), c.status, c.code)
-	}
+	e.checkBad(t, "/v2/execution/links?", []badQuery{
+		{"mint=" + exCBBTC + "&assetId=bitcoin", 400, "invalid_param"},
+		{"", 400, "missing_param"},
+		{"mint=nope", 400, "invalid_mint"},
+		{"mint=" + exCBBTC + "&sellMint=nope", 400, "invalid_mint"},
+		{"mint=" + exCBBTC + "&venues=orca,nope", 400, "invalid_param"},
+		{"mint=" + exCBBTC + "&venues=", 400, "invalid_param"},
+		{"mint=" + exCBBTC + "&kinds=bridge", 400, "invalid_param"},
+		{"mint=" + exCBBTC + "&amount=abc", 400, "invalid_param"},
+		{"mint=" + exCBBTC + "&amount=0", 400, "invalid_param"},
+		{"mint=" + exCBBTC + "&amount=-1", 400, "invalid_param"},
+		{"assetId=no-such-asset", 404, ""},
+	})
 	r := e.get(t, "exec", "/v2/execution/links?venues=nope&mint="+exCBBTC)
 	if msg := r.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "Valid: titan, jupiter, dflow, sunrise, omfg, kamino, orca, raydium, byreal") {
 		t.Errorf("unknown venue message %q", msg)
@@ -266,11 +269,7 @@ func TestExecutionEvaluate(t *testing.T) {
 	for i := range nine {
 		nine[i] = "amountUsd=" + strconv.Itoa(i+1)
 	}
-	bad := []struct {
-		q      string
-		status int
-		code   string
-	}{
+	bad := []badQuery{
 		{"", 400, "missing_param"},
 		{"mint=nope", 400, "invalid_mint"},
 		{"mint=" + exCBBTC + "&side=hold", 400, "invalid_param"},
@@ -287,9 +286,7 @@ func TestExecutionEvaluate(t *testing.T) {
 		{"mint=" + exCBBTC + "&providers=", 400, "invalid_param"},
 		{"mint=So11111111111111111111111111111111111111111", 404, ""},
 	}
-	for _, c := range bad {
-		wantStatus(t, e.get(t, "exec", "/v2/execution/evaluate?"+c.q), c.status, c.code)
-	}
+	e.checkBad(t, "/v2/execution/evaluate?", bad)
 
 	var ev execution.EvaluateResponse
 	r := e.get(t, "exec", "/v2/execution/evaluate?mint="+exCBBTC)
@@ -359,11 +356,7 @@ func TestExecutionQuoteBudget(t *testing.T) {
 
 func TestExecutionRoute(t *testing.T) {
 	e := newExecHarness(t)
-	bad := []struct {
-		q      string
-		status int
-		code   string
-	}{
+	bad := []badQuery{
 		{"", 400, "missing_param"},
 		{"assetId=bitcoin&side=sell", 400, "invalid_param"},
 		{"assetId=bitcoin&side=hold", 400, "invalid_param"},
@@ -377,9 +370,7 @@ func TestExecutionRoute(t *testing.T) {
 		{"assetId=bitcoin&providers=nope", 400, "invalid_param"},
 		{"assetId=no-such-asset", 404, ""},
 	}
-	for _, c := range bad {
-		wantStatus(t, e.get(t, "exec", "/v2/execution/route?"+c.q), c.status, c.code)
-	}
+	e.checkBad(t, "/v2/execution/route?", bad)
 	if msg := e.get(t, "exec", "/v2/execution/route?assetId=bitcoin&side=sell").body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "/v2/execution/evaluate") {
 		t.Errorf("sell message %q", msg)
 	}
