@@ -20,6 +20,7 @@ const (
 	TopicRegistry   = "registry"
 	TopicAdvisories = "advisories"
 	TopicLists      = "lists"
+	TopicTokens     = "tokens"
 )
 
 // RegistryDocument is one imported registry data set, stored as the

@@ -16,6 +16,7 @@ import (
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/tokenindex"
 	"github.com/assetd/assetd/internal/usage"
 	"github.com/google/go-cmp/cmp"
 )
@@ -36,6 +37,7 @@ type Store interface {
 	UpsertCandles(ctx context.Context, rows []analytics.CandleUpdate) error
 	LoadCandles(ctx context.Context, since int64) ([]analytics.CandleUpdate, error)
 	PruneCandles(ctx context.Context, interval string, before int64) (int64, error)
+	tokenindex.Store
 }
 
 // Harness opens stores for the suite.
@@ -97,6 +99,7 @@ func Run(t *testing.T, h Harness) {
 		{"ListsFill", testListsFill},
 		{"Advisories", testAdvisories},
 		{"AdvisoriesSince", testAdvisoriesSince},
+		{"TokenIndex", testTokenIndex},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })

@@ -1,0 +1,154 @@
+// Package metadata validates token metadata that comes from outside the
+// project (token index files, the token metadata provider, list member
+// snapshots) before it is stored or served. Every path that stores or
+// serves a symbol, name or logo URI of an unverified token calls Clean, so
+// one rule set holds everywhere.
+//
+// The rules: invalid UTF-8 is replaced, NUL and every other control
+// character (C0, DEL, C1) and the bidirectional formatting characters
+// (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) are removed,
+// runs of white space collapse to one space and the ends are trimmed;
+// symbols are cut to MaxSymbolRunes characters, names to MaxNameRunes, and
+// neither to more than MaxFieldBytes bytes; a logo URI must be an absolute
+// https: or http: URL with a host, at most MaxURIBytes bytes, else it is
+// dropped; decimals outside 0..MaxDecimals are dropped.
+package metadata
+
+import (
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Caps.
+const (
+	MaxSymbolRunes = 32
+	MaxNameRunes   = 100
+	// MaxFieldBytes bounds the UTF-8 size of a symbol or name.
+	MaxFieldBytes = 255
+	MaxURIBytes   = 2048
+	MaxDecimals   = 18
+)
+
+// Token is the metadata of one token.
+type Token struct {
+	Symbol   string
+	Name     string
+	LogoURI  string
+	Decimals *int
+}
+
+// Clean returns t with every field validated (see the package comment).
+func Clean(t Token) Token {
+	return Token{Symbol: Symbol(t.Symbol), Name: Name(t.Name), LogoURI: LogoURI(t.LogoURI), Decimals: Decimals(t.Decimals)}
+}
+
+// Symbol cleans a token symbol.
+func Symbol(s string) string { return text(s, MaxSymbolRunes) }
+
+// Name cleans a token name.
+func Name(s string) string { return text(s, MaxNameRunes) }
+
+// Decimals returns d when it is within 0..MaxDecimals, else nil.
+func Decimals(d *int) *int {
+	if d == nil || *d < 0 || *d > MaxDecimals {
+		return nil
+	}
+	return d
+}
+
+// LogoURI returns s when it is an absolute https: or http: URL with a
+// host and without control characters or white space, else "".
+func LogoURI(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > MaxURIBytes || !utf8.ValidString(s) {
+		return ""
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) || isBidi(r) }) >= 0 {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.User != nil {
+		return ""
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https", "http":
+		return s
+	}
+	return ""
+}
+
+// Unsafe reports whether r is removed from symbols and names.
+func Unsafe(r rune) bool { return unicode.IsControl(r) || isBidi(r) || r == utf8.RuneError }
+
+func isBidi(r rune) bool {
+	switch {
+	case r == 0x061C, r == 0x200E, r == 0x200F:
+		return true
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// text removes unsafe characters, collapses white space, trims and cuts
+// to maxRunes characters and MaxFieldBytes bytes. Clean input is
+// returned without allocating.
+func text(s string, maxRunes int) string {
+	if clean(s, maxRunes) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(min(len(s), MaxFieldBytes))
+	n, space := 0, false
+	for _, r := range s { // invalid UTF-8 arrives as RuneError and is dropped
+		if Unsafe(r) {
+			continue
+		}
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if n+1+boolInt(space) > maxRunes || b.Len()+utf8.RuneLen(r)+boolInt(space) > MaxFieldBytes {
+			break
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
+
+// clean reports whether s passes unchanged: valid, within the caps, no
+// unsafe characters, single inner spaces, no space at the ends.
+func clean(s string, maxRunes int) bool {
+	if len(s) > MaxFieldBytes {
+		return false
+	}
+	n := 0
+	prevSpace := true // a leading space is not clean
+	for _, r := range s {
+		if Unsafe(r) {
+			return false
+		}
+		sp := unicode.IsSpace(r)
+		if sp && (prevSpace || r != ' ') {
+			return false
+		}
+		prevSpace = sp
+		n++
+	}
+	return n <= maxRunes && !(n > 0 && prevSpace)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

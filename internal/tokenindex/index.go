@@ -1,0 +1,452 @@
+// Package tokenindex is the token index: unverified token metadata
+// (mint, symbol, name, decimals, logo URI, coingecko id) imported from
+// token-list files, stored by the storage engines and held in memory in a
+// structure built for search.
+//
+// The in-memory Index keeps every string in one arena and every token in
+// a 24-byte record, sorted by mint. Search structures are arrays of token
+// ids: by normalised symbol (exact and prefix lookups by binary search),
+// by normalised name (exact and prefix), by name word (word prefix) and a
+// trigram posting list over normalised names (substring). Symbols and
+// logo URIs are interned; a logo URI that contains its token's mint is
+// stored as a template with the mint cut out, so the 709k-token
+// sonarwatch list stores its one URL pattern once. An Index is immutable
+// and safe for concurrent use.
+package tokenindex
+
+import (
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/assetd/assetd/internal/metadata"
+)
+
+// Token is one token's metadata.
+type Token struct {
+	Mint        string
+	Symbol      string
+	Name        string
+	Decimals    *int
+	LogoURI     string
+	CoingeckoID string
+}
+
+// Clean returns t with its metadata validated (see internal/metadata)
+// and a coingecko id limited to [a-z0-9-] of at most 100 bytes.
+func (t Token) Clean() Token {
+	m := metadata.Clean(metadata.Token{Symbol: t.Symbol, Name: t.Name, LogoURI: t.LogoURI, Decimals: t.Decimals})
+	t.Symbol, t.Name, t.LogoURI, t.Decimals = m.Symbol, m.Name, m.LogoURI, m.Decimals
+	if len(t.CoingeckoID) > 100 || strings.IndexFunc(t.CoingeckoID, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_')
+	}) >= 0 {
+		t.CoingeckoID = ""
+	}
+	return t
+}
+
+// ID is a token's position in an Index (stable for that Index only).
+type ID = uint32
+
+// rec is one token. Its mint, name, name key and coingecko id are
+// contiguous at off; its symbol and symbol key are contiguous at sym
+// (interned); its logo template at logo (interned; a 0 byte marks where
+// the mint goes).
+type rec struct {
+	off     uint32
+	sym     uint32
+	logo    uint32
+	logoLen uint16
+	mintLen uint8
+	nameLen uint8
+	nameKey uint8 // length of the name key
+	cgLen   uint8
+	symLen  uint8
+	symKey  uint8 // length of the symbol key
+	dec     int8  // -1: unknown
+}
+
+// word is one word of a name key: token id, start and length in the key.
+type word struct {
+	id    ID
+	start uint8
+	n     uint8
+}
+
+// Index is an immutable, searchable token index.
+type Index struct {
+	arena string
+	recs  []rec  // sorted by mint
+	bySym []ID   // by symbol key, then mint
+	byNam []ID   // by name key, then mint
+	words []word // by word, then mint
+	// trigrams of name keys: triKeys sorted, postings of triKeys[i] are
+	// posts[triOff[i]:triOff[i+1]] (ascending ids).
+	triKeys []uint32
+	triOff  []uint32
+	posts   []ID
+	withCG  int
+}
+
+// Len is the number of tokens.
+func (x *Index) Len() int {
+	if x == nil {
+		return 0
+	}
+	return len(x.recs)
+}
+
+func (x *Index) str(off uint32, n int) string { return x.arena[off : off+uint32(n)] }
+
+// Mint returns the mint of id.
+func (x *Index) Mint(id ID) string { r := &x.recs[id]; return x.str(r.off, int(r.mintLen)) }
+
+// Symbol returns the symbol of id.
+func (x *Index) Symbol(id ID) string { r := &x.recs[id]; return x.str(r.sym, int(r.symLen)) }
+
+// SymbolKey returns the normalised symbol of id.
+func (x *Index) SymbolKey(id ID) string {
+	r := &x.recs[id]
+	return x.str(r.sym+uint32(r.symLen), int(r.symKey))
+}
+
+// Name returns the name of id.
+func (x *Index) Name(id ID) string {
+	r := &x.recs[id]
+	return x.str(r.off+uint32(r.mintLen), int(r.nameLen))
+}
+
+// NameKey returns the normalised name of id.
+func (x *Index) NameKey(id ID) string {
+	r := &x.recs[id]
+	return x.str(r.off+uint32(r.mintLen)+uint32(r.nameLen), int(r.nameKey))
+}
+
+// CoingeckoID returns the coingecko id of id ("" when none).
+func (x *Index) CoingeckoID(id ID) string {
+	r := &x.recs[id]
+	return x.str(r.off+uint32(r.mintLen)+uint32(r.nameLen)+uint32(r.nameKey), int(r.cgLen))
+}
+
+// Token returns the metadata of id (the logo URI is rebuilt from its
+// template, the only allocation).
+func (x *Index) Token(id ID) Token {
+	r := &x.recs[id]
+	t := Token{Mint: x.Mint(id), Symbol: x.Symbol(id), Name: x.Name(id), CoingeckoID: x.CoingeckoID(id)}
+	if r.dec >= 0 {
+		d := int(r.dec)
+		t.Decimals = &d
+	}
+	if r.logoLen > 0 {
+		t.LogoURI = strings.Replace(x.str(r.logo, int(r.logoLen)), "\x00", t.Mint, 1)
+	}
+	return t
+}
+
+// Lookup returns the id of mint.
+func (x *Index) Lookup(mint string) (ID, bool) {
+	if x == nil {
+		return 0, false
+	}
+	i, ok := slices.BinarySearchFunc(x.recs, mint, func(r rec, m string) int { return strings.Compare(x.str(r.off, int(r.mintLen)), m) })
+	return ID(i), ok
+}
+
+// Get returns the metadata of mint.
+func (x *Index) Get(mint string) (Token, bool) {
+	id, ok := x.Lookup(mint)
+	if !ok {
+		return Token{}, false
+	}
+	return x.Token(id), true
+}
+
+// scan calls fn for each id of ids whose key (by key) starts with prefix
+// (exact: equals prefix) in key order, until fn returns false.
+func scan(ids []ID, key func(ID) string, prefix string, exact bool, fn func(ID) bool) {
+	i, _ := slices.BinarySearchFunc(ids, prefix, func(id ID, p string) int { return strings.Compare(key(id), p) })
+	for ; i < len(ids); i++ {
+		k := key(ids[i])
+		if exact && k != prefix || !exact && !strings.HasPrefix(k, prefix) {
+			return
+		}
+		if !fn(ids[i]) {
+			return
+		}
+	}
+}
+
+// BySymbol calls fn for each token whose normalised symbol equals key
+// (prefix: starts with key), in key then mint order, until fn returns
+// false. key must be normalised (Key).
+func (x *Index) BySymbol(key string, prefix bool, fn func(ID) bool) {
+	if x == nil || key == "" {
+		return
+	}
+	scan(x.bySym, x.SymbolKey, key, !prefix, fn)
+}
+
+// ByName calls fn for each token whose normalised name equals key
+// (prefix: starts with key), in key then mint order, until fn returns
+// false.
+func (x *Index) ByName(key string, prefix bool, fn func(ID) bool) {
+	if x == nil || key == "" {
+		return
+	}
+	scan(x.byNam, x.NameKey, key, !prefix, fn)
+}
+
+func (x *Index) wordStr(w word) string {
+	r := &x.recs[w.id]
+	return x.str(r.off+uint32(r.mintLen)+uint32(r.nameLen)+uint32(w.start), int(w.n))
+}
+
+// ByNameWord calls fn for each token with a name word starting with key
+// (a token may come more than once when several of its words match),
+// until fn returns false.
+func (x *Index) ByNameWord(key string, fn func(ID) bool) {
+	if x == nil || key == "" {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(x.words, key, func(w word, p string) int { return strings.Compare(x.wordStr(w), p) })
+	for ; i < len(x.words) && strings.HasPrefix(x.wordStr(x.words[i]), key); i++ {
+		if !fn(x.words[i].id) {
+			return
+		}
+	}
+}
+
+// NameContains calls fn, in id order, for each token whose normalised
+// name contains key (at least 3 bytes; shorter keys match nothing), until
+// fn returns false.
+func (x *Index) NameContains(key string, fn func(ID) bool) {
+	if x == nil || len(key) < 3 {
+		return
+	}
+	// The rarest trigram of key bounds the candidates; each is verified.
+	var best []ID
+	for i := 0; i+3 <= len(key); i++ {
+		p := x.postings(tri(key[i:]))
+		if p == nil {
+			return
+		}
+		if best == nil || len(p) < len(best) {
+			best = p
+		}
+	}
+	for _, id := range best {
+		if strings.Contains(x.NameKey(id), key) && !fn(id) {
+			return
+		}
+	}
+}
+
+func (x *Index) postings(t uint32) []ID {
+	i, ok := slices.BinarySearch(x.triKeys, t)
+	if !ok {
+		return nil
+	}
+	return x.posts[x.triOff[i]:x.triOff[i+1]]
+}
+
+func tri(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(s[2]) }
+
+// Stats describes an Index.
+type Stats struct {
+	Tokens        int
+	WithCoingecko int
+	ArenaBytes    int
+	NameWords     int
+	Trigrams      int
+	Postings      int
+}
+
+// Stats returns the index's counts.
+func (x *Index) Stats() Stats {
+	if x == nil {
+		return Stats{}
+	}
+	return Stats{Tokens: len(x.recs), WithCoingecko: x.withCG, ArenaBytes: len(x.arena), NameWords: len(x.words),
+		Trigrams: len(x.triKeys), Postings: len(x.posts)}
+}
+
+// Builder accumulates tokens for an Index. The zero value is ready.
+type Builder struct {
+	arena   []byte
+	recs    []rec
+	interns map[string]uint32
+}
+
+// maxKey bounds a stored key (it must fit a byte length).
+const maxKey = 255
+
+// Add adds a token; it is cleaned first. Tokens with an empty or overlong
+// mint are skipped. When a mint is added twice the later token wins.
+func (b *Builder) Add(t Token) {
+	t = t.Clean()
+	if t.Mint == "" || len(t.Mint) > 64 {
+		return
+	}
+	if b.interns == nil {
+		b.interns = map[string]uint32{}
+	}
+	symKey := cut(Key(t.Symbol))
+	nameKey := cut(Key(t.Name))
+	r := rec{off: uint32(len(b.arena)), mintLen: uint8(len(t.Mint)), nameLen: uint8(len(t.Name)), nameKey: uint8(len(nameKey)),
+		cgLen: uint8(len(t.CoingeckoID)), symLen: uint8(len(t.Symbol)), symKey: uint8(len(symKey)), dec: -1}
+	if t.Decimals != nil {
+		r.dec = int8(*t.Decimals)
+	}
+	b.arena = append(b.arena, t.Mint...)
+	b.arena = append(b.arena, t.Name...)
+	b.arena = append(b.arena, nameKey...)
+	b.arena = append(b.arena, t.CoingeckoID...)
+	r.sym = b.intern(t.Symbol + symKey)
+	if t.LogoURI != "" {
+		tmpl := strings.Replace(t.LogoURI, t.Mint, "\x00", 1)
+		r.logo, r.logoLen = b.intern(tmpl), uint16(len(tmpl))
+	}
+	b.recs = append(b.recs, r)
+}
+
+func (b *Builder) intern(s string) uint32 {
+	if off, ok := b.interns[s]; ok {
+		return off
+	}
+	off := uint32(len(b.arena))
+	b.arena = append(b.arena, s...)
+	b.interns[s] = off
+	return off
+}
+
+// cut trims s to maxKey bytes at a rune boundary.
+func cut(s string) string {
+	if len(s) <= maxKey {
+		return s
+	}
+	i := maxKey
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return s[:i]
+}
+
+// Len is the number of tokens added so far.
+func (b *Builder) Len() int { return len(b.recs) }
+
+// Build returns the Index. The Builder must not be used afterwards.
+func (b *Builder) Build() *Index {
+	x := &Index{}
+	b.interns = nil
+	arena := slices.Clip(b.arena)
+	if len(arena) > 0 {
+		x.arena = unsafe.String(unsafe.SliceData(arena), len(arena)) // arena is never written again
+	}
+	recs := b.recs
+	mint := func(r rec) string { return x.arena[r.off : r.off+uint32(r.mintLen)] }
+	// Stable, so the later of two equal mints comes last and wins.
+	slices.SortStableFunc(recs, func(a, c rec) int { return strings.Compare(mint(a), mint(c)) })
+	out := recs[:0]
+	for i, r := range recs {
+		if i+1 < len(recs) && mint(recs[i+1]) == mint(r) {
+			continue
+		}
+		out = append(out, r)
+	}
+	x.recs = slices.Clip(out)
+	n := len(x.recs)
+	x.bySym = make([]ID, n)
+	x.byNam = make([]ID, n)
+	for i := range x.recs {
+		x.bySym[i], x.byNam[i] = ID(i), ID(i)
+		if x.recs[i].cgLen > 0 {
+			x.withCG++
+		}
+	}
+	// ids ascend with the mint, so a stable sort by key orders ties by mint.
+	slices.SortStableFunc(x.bySym, func(a, c ID) int { return strings.Compare(x.SymbolKey(a), x.SymbolKey(c)) })
+	slices.SortStableFunc(x.byNam, func(a, c ID) int { return strings.Compare(x.NameKey(a), x.NameKey(c)) })
+	x.buildWords()
+	x.buildTrigrams()
+	return x
+}
+
+func isWordByte(c byte) bool { return c >= 0x80 || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
+
+// buildWords indexes every word of every name key.
+func (x *Index) buildWords() {
+	var ws []word
+	for id := range x.recs {
+		k := x.NameKey(ID(id))
+		for i := 0; i < len(k); {
+			if !isWordByte(k[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(k) && isWordByte(k[j]) {
+				j++
+			}
+			ws = append(ws, word{id: ID(id), start: uint8(i), n: uint8(j - i)})
+			i = j
+		}
+	}
+	slices.SortStableFunc(ws, func(a, c word) int { return strings.Compare(x.wordStr(a), x.wordStr(c)) })
+	x.words = slices.Clip(ws)
+}
+
+// buildTrigrams builds the posting lists in two passes (count, fill) so
+// no intermediate pair list is held.
+func (x *Index) buildTrigrams() {
+	counts := map[uint32]uint32{}
+	var seen []uint32
+	each := func(id ID, fn func(uint32)) {
+		k := x.NameKey(id)
+		seen = seen[:0]
+		for i := 0; i+3 <= len(k); i++ {
+			t := tri(k[i:])
+			if !slices.Contains(seen, t) {
+				seen = append(seen, t)
+				fn(t)
+			}
+		}
+	}
+	for id := range x.recs {
+		each(ID(id), func(t uint32) { counts[t]++ })
+	}
+	x.triKeys = make([]uint32, 0, len(counts))
+	for t := range counts {
+		x.triKeys = append(x.triKeys, t)
+	}
+	slices.Sort(x.triKeys)
+	x.triOff = make([]uint32, len(x.triKeys)+1)
+	total := uint32(0)
+	for i, t := range x.triKeys {
+		x.triOff[i] = total
+		total += counts[t]
+		counts[t] = uint32(i) // reuse as the key's slot
+	}
+	x.triOff[len(x.triKeys)] = total
+	x.posts = make([]ID, total)
+	fill := slices.Clone(x.triOff[:len(x.triKeys)])
+	for id := range x.recs {
+		each(ID(id), func(t uint32) {
+			slot := counts[t]
+			x.posts[fill[slot]] = ID(id)
+			fill[slot]++
+		})
+	}
+}
+
+// Equal reports whether two tokens carry the same metadata.
+func (t Token) Equal(o Token) bool {
+	return t.Mint == o.Mint && t.Symbol == o.Symbol && t.Name == o.Name && t.LogoURI == o.LogoURI &&
+		t.CoingeckoID == o.CoingeckoID && decOr(t.Decimals) == decOr(o.Decimals)
+}
+
+func decOr(d *int) int {
+	if d == nil {
+		return -1
+	}
+	return *d
+}
