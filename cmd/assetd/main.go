@@ -62,6 +62,8 @@ Usage:
   assetd advisories list
   assetd ingest replay FILE [--batch 10000]   NDJSON trades into the stored candles
   assetd registry remove SOURCE
+  assetd tokens import FILE [--source NAME] [--dry-run]   token index (CSV, token-list JSON, Jupiter array)
+  assetd tokens stats
 
 Every command accepts --data-dir and --database-url (env ASSETD_DATA_DIR,
 ASSETD_DATABASE_URL). Run "assetd COMMAND -h" for a command's flags.
@@ -85,6 +87,8 @@ func (c *cli) run(ctx context.Context, args []string) error {
 		return c.registry(ctx, args[1:])
 	case "advisories":
 		return c.advisories(ctx, args[1:])
+	case "tokens":
+		return c.tokens(ctx, args[1:])
 	case "ingest":
 		return c.ingest(ctx, args[1:])
 	case "help", "-h", "--help":

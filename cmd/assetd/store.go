@@ -11,6 +11,7 @@ import (
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage/postgres"
 	"github.com/assetd/assetd/internal/storage/sqlite"
+	"github.com/assetd/assetd/internal/tokenindex"
 	"github.com/assetd/assetd/internal/usage"
 	"github.com/assetd/assetd/internal/watch"
 )
@@ -25,6 +26,7 @@ type store interface {
 	lists.Store
 	lists.AdvisoryStore
 	candleStore
+	tokenindex.Store
 	Migrate(ctx context.Context) (int, error)
 	Engine() string
 	Close() error

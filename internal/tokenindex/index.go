@@ -15,6 +15,7 @@
 package tokenindex
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unsafe"
@@ -331,6 +332,12 @@ func cut(s string) string {
 	return s[:i]
 }
 
+// Grow reserves room for n more tokens (an estimate of their bytes too).
+func (b *Builder) Grow(n int) {
+	b.recs = slices.Grow(b.recs, n)
+	b.arena = slices.Grow(b.arena, n*96)
+}
+
 // Len is the number of tokens added so far.
 func (b *Builder) Len() int { return len(b.recs) }
 
@@ -363,9 +370,9 @@ func (b *Builder) Build() *Index {
 			x.withCG++
 		}
 	}
-	// ids ascend with the mint, so a stable sort by key orders ties by mint.
-	slices.SortStableFunc(x.bySym, func(a, c ID) int { return strings.Compare(x.SymbolKey(a), x.SymbolKey(c)) })
-	slices.SortStableFunc(x.byNam, func(a, c ID) int { return strings.Compare(x.NameKey(a), x.NameKey(c)) })
+	// ids ascend with the mint, so the id tie-break orders ties by mint.
+	slices.SortFunc(x.bySym, func(a, c ID) int { return cmp.Or(strings.Compare(x.SymbolKey(a), x.SymbolKey(c)), cmp.Compare(a, c)) })
+	slices.SortFunc(x.byNam, func(a, c ID) int { return cmp.Or(strings.Compare(x.NameKey(a), x.NameKey(c)), cmp.Compare(a, c)) })
 	x.buildWords()
 	x.buildTrigrams()
 	return x
@@ -391,7 +398,9 @@ func (x *Index) buildWords() {
 			i = j
 		}
 	}
-	slices.SortStableFunc(ws, func(a, c word) int { return strings.Compare(x.wordStr(a), x.wordStr(c)) })
+	slices.SortFunc(ws, func(a, c word) int {
+		return cmp.Or(strings.Compare(x.wordStr(a), x.wordStr(c)), cmp.Compare(a.id, c.id), cmp.Compare(a.start, c.start))
+	})
 	x.words = slices.Clip(ws)
 }
 

@@ -32,6 +32,13 @@ type SourceCount struct {
 // Load builds an Index from every stored token.
 func Load(ctx context.Context, st Store) (*Index, error) {
 	var b Builder
+	if src, err := st.TokenSources(ctx); err == nil {
+		n := 0
+		for _, s := range src {
+			n += s.Tokens
+		}
+		b.Grow(n)
+	}
 	if err := st.EachToken(ctx, func(t Token) error { b.Add(t); return nil }); err != nil {
 		return nil, fmt.Errorf("load token index: %w", err)
 	}
