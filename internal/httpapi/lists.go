@@ -13,6 +13,7 @@ import (
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/tokenindex"
 )
 
 // AdvisoryLookup answers the advisory of a mint from memory (nil: none).
@@ -33,6 +34,9 @@ type ListsConfig struct {
 	// BudgetWindow (bulk add calls, curator searches).
 	BatchBudget, SearchBudget int
 	BudgetWindow              time.Duration
+	// LookupTimeout bounds the wait for live provider lookups of one member
+	// PUT or bulk add; mints still unresolved fail as unknown_mint.
+	LookupTimeout time.Duration
 }
 
 func (c ListsConfig) withDefaults() ListsConfig {
@@ -48,8 +52,14 @@ func (c ListsConfig) withDefaults() ListsConfig {
 	if c.BudgetWindow <= 0 {
 		c.BudgetWindow = 10 * time.Minute
 	}
+	if c.LookupTimeout <= 0 {
+		c.LookupTimeout = DefaultLookupTimeout
+	}
 	return c
 }
+
+// DefaultLookupTimeout bounds live provider lookups of member writes.
+const DefaultLookupTimeout = 2 * time.Second
 
 // curatedOwner names the owner of curated lists.
 const curatedOwner = "assetd"
@@ -448,43 +458,66 @@ func (s *Server) listDelete(w http.ResponseWriter, r *http.Request) error {
 	}{slug, true})
 }
 
-// resolveMints resolves mints in the spec's order: the registry (verified),
-// the token index (cached token identities), then live provider lookups,
-// at most maxLookups of them. Unknown mints are absent from the result.
+// resolveMints resolves mints in the spec's order: the registry
+// (verified), the token index, token identities the market cache already
+// holds, then live provider lookups, at most maxLookups of them, waiting
+// at most ListsConfig.LookupTimeout. Unknown mints are absent from the
+// result; every snapshot is cleaned (internal/metadata).
 func (s *Server) resolveMints(ctx context.Context, mints []string, maxLookups int) map[string]lists.Snapshot {
 	out := make(map[string]lists.Snapshot, len(mints))
-	var lookup []string
-	snap := s.d.Catalog.Snapshot()
-	ids, _ := s.d.Markets.(interface {
-		TokenIdentity(string) (string, string, bool)
-	})
-	for _, m := range mints {
-		if _, v, ok := snap.VariantByMint(m); ok {
-			out[m] = lists.Snapshot{Symbol: nonEmptyPtr(v.Symbol), Name: nonEmptyPtr(v.Name), Decimals: v.Decimals, LogoURI: nonEmptyPtr(v.LogoURI), Verified: true}
-			continue
-		}
-		if ids != nil {
-			if sym, name, ok := ids.TokenIdentity(m); ok {
-				out[m] = lists.Snapshot{Symbol: nonEmptyPtr(sym), Name: nonEmptyPtr(name)}
-				continue
-			}
-		}
-		if len(lookup) < maxLookups {
-			lookup = append(lookup, m)
-		}
+	lookup := s.unresolved(mints, out)
+	if len(lookup) > maxLookups {
+		lookup = lookup[:maxLookups]
 	}
 	if len(lookup) > 0 && s.d.Metadata != nil {
-		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		lctx, cancel := context.WithTimeout(ctx, s.d.ListsConfig.LookupTimeout)
 		res, err := s.d.Metadata.Lookup(lctx, lookup)
 		cancel()
 		if err != nil {
 			s.d.Log.WarnContext(ctx, "token metadata lookup failed", "mints", len(lookup), "err", err)
 		}
 		for m, meta := range res {
-			out[m] = lists.Snapshot{Symbol: nonEmptyPtr(meta.Symbol), Name: nonEmptyPtr(meta.Name), Decimals: meta.Decimals, LogoURI: nonEmptyPtr(meta.LogoURI)}
+			out[m] = lists.Snapshot{Symbol: nonEmptyPtr(meta.Symbol), Name: nonEmptyPtr(meta.Name), Decimals: meta.Decimals, LogoURI: nonEmptyPtr(meta.LogoURI)}.Clean()
 		}
 	}
 	return out
+}
+
+// unresolved fills out with the mints memory resolves (registry, token
+// index, cached identities) and returns the others in order.
+func (s *Server) unresolved(mints []string, out map[string]lists.Snapshot) []string {
+	var rest []string
+	snap := s.d.Catalog.Snapshot()
+	idx := s.tokenIndex()
+	ids, _ := s.d.Markets.(interface {
+		TokenIdentity(string) (string, string, bool)
+	})
+	for _, m := range mints {
+		if _, v, ok := snap.VariantByMint(m); ok {
+			out[m] = lists.Snapshot{Symbol: nonEmptyPtr(v.Symbol), Name: nonEmptyPtr(v.Name), Decimals: v.Decimals, LogoURI: nonEmptyPtr(v.LogoURI), Verified: true}.Clean()
+			continue
+		}
+		if t, ok := idx.Get(m); ok {
+			out[m] = lists.Snapshot{Symbol: nonEmptyPtr(t.Symbol), Name: nonEmptyPtr(t.Name), Decimals: t.Decimals, LogoURI: nonEmptyPtr(t.LogoURI)}.Clean()
+			continue
+		}
+		if ids != nil {
+			if sym, name, ok := ids.TokenIdentity(m); ok {
+				out[m] = lists.Snapshot{Symbol: nonEmptyPtr(sym), Name: nonEmptyPtr(name)}.Clean()
+				continue
+			}
+		}
+		rest = append(rest, m)
+	}
+	return rest
+}
+
+// tokenIndex is the current token index (nil: empty).
+func (s *Server) tokenIndex() *tokenindex.Index {
+	if s.d.Tokens == nil {
+		return nil
+	}
+	return s.d.Tokens()
 }
 
 func memberToken(m lists.Member, adv *asset.Advisory) listToken {
@@ -515,13 +548,31 @@ func (s *Server) memberPut(w http.ResponseWriter, r *http.Request) error {
 	if !registry.ValidMint(mint) {
 		return apierr.Newf(apierr.BadRequest, "Invalid mint: %q is not a base58 32-byte address", mint).WithDetails(apierr.Details{"code": "invalid_mint", "mint": mint})
 	}
-	snaps := s.resolveMints(r.Context(), []string{mint}, 1)
+	// Existence and ownership first: a missing list or a foreign key costs
+	// no lookup and no budget.
+	l, err := s.d.Lists.Get(r.Context(), slug)
+	if err != nil {
+		return listErr(err)
+	}
+	if l.Owner != project(r) {
+		return listErr(lists.ErrForbidden)
+	}
+	snaps := map[string]lists.Snapshot{}
+	if rest := s.unresolved([]string{mint}, snaps); len(rest) > 0 && s.d.Metadata != nil {
+		// A live lookup is charged to the key's batch budget.
+		if err := s.spendBudget(w, r, "batch", s.d.ListsConfig.BatchBudget); err != nil {
+			return err
+		}
+		snaps = s.resolveMints(r.Context(), rest, 1)
+	}
 	sn, ok := snaps[mint]
 	if !ok {
 		return apierr.Newf(apierr.BadRequest, "Unknown mint: %s is not in the registry, the token index or the metadata provider", mint).
 			WithDetails(apierr.Details{"code": "unknown_mint", "mint": mint})
 	}
-	m, added, err := s.d.Lists.PutMember(r.Context(), project(r), slug, mint, lists.MemberInput{Rank: body.Rank, Note: body.Note, Snapshot: &sn})
+	var m lists.Member
+	var added bool
+	m, added, err = s.d.Lists.PutMember(r.Context(), project(r), slug, mint, lists.MemberInput{Rank: body.Rank, Note: body.Note, Snapshot: &sn})
 	if err != nil {
 		return listErr(err)
 	}

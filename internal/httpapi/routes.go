@@ -104,6 +104,7 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v2/lists", scopes: read, cache: cacheLists, handler: s.listCatalog},
 		{pattern: "POST /v2/lists", scopes: read, cache: noStore, handler: s.listCreate},
 		{pattern: "GET /v2/lists/tokens", scopes: read, cache: cacheLists, handler: s.listCompose},
+		{pattern: "GET /v2/lists/search-tokens", scopes: read, cache: cacheLists, handler: s.searchTokens},
 		{pattern: "GET /v2/lists/{slug}", scopes: read, cache: cacheLists, handler: s.listDetail},
 		{pattern: "PATCH /v2/lists/{slug}", scopes: read, cache: noStore, handler: s.listUpdate},
 		{pattern: "DELETE /v2/lists/{slug}", scopes: read, cache: noStore, handler: s.listDelete},

@@ -6,6 +6,8 @@ package httpapi
 
 import (
 	"context"
+	"github.com/assetd/assetd/internal/curator"
+	"github.com/assetd/assetd/internal/tokenindex"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -66,6 +68,11 @@ type Deps struct {
 	// Metadata is the live token metadata provider for list member
 	// resolution (nil: registry and token index only).
 	Metadata market.MetadataProvider
+	// Curator answers GET /v2/lists/search-tokens (nil: the route is absent).
+	Curator *curator.Service
+	// Tokens is the token index (nil func or nil index: empty); list
+	// member resolution consults it after the registry.
+	Tokens func() *tokenindex.Index
 	// ListsConfig tunes member resolution and provider budgets.
 	ListsConfig ListsConfig
 	// Execution serves /v2/execution/* (nil: those routes answer 404);

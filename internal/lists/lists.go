@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/assetd/assetd/internal/metadata"
 )
 
 // List statuses (spec "List status").
@@ -157,4 +159,26 @@ func (l Limits) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Clean returns the snapshot with its metadata validated (control and
+// bidi characters removed, length caps, http(s) logo URIs only; see
+// internal/metadata). Empty fields become nil.
+func (s Snapshot) Clean() Snapshot {
+	m := metadata.Clean(metadata.Token{Symbol: deref(s.Symbol), Name: deref(s.Name), LogoURI: deref(s.LogoURI), Decimals: s.Decimals})
+	return Snapshot{Symbol: nonEmpty(m.Symbol), Name: nonEmpty(m.Name), LogoURI: nonEmpty(m.LogoURI), Decimals: m.Decimals, Verified: s.Verified}
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

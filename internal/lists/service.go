@@ -171,8 +171,13 @@ func (s *Service) PutMember(ctx context.Context, project, slug, mint string, in 
 			return Member{}, false, err
 		}
 	}
+	var snap *Snapshot
+	if in.Snapshot != nil {
+		c := in.Snapshot.Clean() // hostile metadata never reaches the store
+		snap = &c
+	}
 	return s.store.PutMember(ctx, PutMemberParams{
-		Project: project, Slug: slug, Mint: mint, Rank: in.Rank, Note: in.Note, Snapshot: in.Snapshot,
+		Project: project, Slug: slug, Mint: mint, Rank: in.Rank, Note: in.Note, Snapshot: snap,
 		Now: s.clock(), MaxMembers: s.limits.MembersPerList,
 	})
 }
@@ -208,6 +213,7 @@ func (s *Service) AddMembers(ctx context.Context, project, slug string, members 
 			failed = append(failed, Failure{Mint: m.Mint, Code: CodeInvalidMint})
 			continue
 		}
+		m.Snapshot = m.Snapshot.Clean() // one hostile snapshot must not fail the batch
 		distinct = append(distinct, m)
 	}
 	if len(distinct)+len(failed) > s.limits.BatchSize {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -26,14 +27,16 @@ type Views struct {
 	limit int
 	mu    sync.Mutex // serialises reloads and refreshes
 	cur   atomic.Pointer[map[string]*View]
+	// byMint maps a mint to the published slugs holding it (ascending),
+	// rebuilt with cur.
+	byMint atomic.Pointer[map[string][]string]
 }
 
 // NewViews returns an empty read model over store; limit is the most
 // members one list holds. Call Reload before serving.
 func NewViews(store Store, limit int) *Views {
 	v := &Views{store: store, limit: limit}
-	empty := map[string]*View{}
-	v.cur.Store(&empty)
+	v.publish(map[string]*View{})
 	return v
 }
 
@@ -60,9 +63,31 @@ func (v *Views) Reload(ctx context.Context) error {
 			next[l.Slug] = view
 		}
 	}
-	v.cur.Store(&next)
+	v.publish(next)
 	return nil
 }
+
+// publish swaps in a model and its mint index.
+func (v *Views) publish(next map[string]*View) {
+	idx := map[string][]string{}
+	for slug, x := range next {
+		if !x.List.Listed() {
+			continue
+		}
+		for _, m := range x.Members {
+			idx[m.Mint] = append(idx[m.Mint], slug)
+		}
+	}
+	for _, slugs := range idx {
+		slices.Sort(slugs)
+	}
+	v.cur.Store(&next)
+	v.byMint.Store(&idx)
+}
+
+// Containing returns the published lists holding mint, by slug (for
+// inLists annotations); read-only.
+func (v *Views) Containing(mint string) []string { return (*v.byMint.Load())[mint] }
 
 // load reads one list; nil when it is not readable.
 func (v *Views) load(ctx context.Context, slug string) (*View, error) {
@@ -96,7 +121,7 @@ func (v *Views) Refresh(ctx context.Context, slugs ...string) error {
 			next[slug] = view
 		}
 	}
-	v.cur.Store(&next)
+	v.publish(next)
 	return nil
 }
 

@@ -378,7 +378,9 @@ func (b *Builder) Build() *Index {
 	return x
 }
 
-func isWordByte(c byte) bool { return c >= 0x80 || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
+func isWordByte(c byte) bool {
+	return c >= 0x80 || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+}
 
 // buildWords indexes every word of every name key.
 func (x *Index) buildWords() {

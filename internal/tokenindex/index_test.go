@@ -93,11 +93,11 @@ func TestNormalize(t *testing.T) {
 	}{
 		{"usdc", "USDC", false},
 		{"$USDC", "USDC", false},
-		{"USD\u0421", "USDC", true},         // Cyrillic Es
-		{"ＵＳＤＣ", "USDC", true},              // fullwidth (NFKC)
-		{"US\u200bDC", "USDC", true},        // zero-width space
-		{"BOOP\u3164", "BOOP", true},        // Hangul filler
-		{"\u115fSOL\uffa0", "SOL", true},    // Hangul fillers
+		{"USD\u0421", "USDC", true},      // Cyrillic Es
+		{"ＵＳＤＣ", "USDC", true},           // fullwidth (NFKC)
+		{"US\u200bDC", "USDC", true},     // zero-width space
+		{"BOOP\u3164", "BOOP", true},     // Hangul filler
+		{"\u115fSOL\uffa0", "SOL", true}, // Hangul fillers
 		{"Tether\u200b U\u200bS\u200bD", "TETHER USD", true},
 		{"  ", "", false},
 	} {
@@ -119,8 +119,8 @@ func TestNormalize(t *testing.T) {
 func TestParseFormats(t *testing.T) {
 	for _, tc := range []struct {
 		name, in, format string
-		want           []Token
-		skipped        int
+		want             []Token
+		skipped          int
 	}{
 		{"csv", "mint,symbol,name,decimals,logoURI,coingeckoId,inclusion\n" + mA + ",AAA,Token A,6,https://x.example/a.png,a-id,random\n" + mB + ",BBB,Token B,,,,\n,x,y,1,,,\n",
 			FormatCSV, []Token{{Mint: mA, Symbol: "AAA", Name: "Token A", Decimals: intp(6), LogoURI: "https://x.example/a.png", CoingeckoID: "a-id"}, {Mint: mB, Symbol: "BBB", Name: "Token B"}}, 1},

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/metadata"
 	"github.com/assetd/assetd/internal/provider/internal/upstream"
 )
 
@@ -120,12 +121,15 @@ func (t searchToken) meta() market.TokenMeta {
 	if t.IsVerified != nil {
 		verified = *t.IsVerified
 	}
+	// Upstream metadata is hostile until cleaned (control and bidi
+	// characters, length caps, http(s) logos only).
+	m := metadata.Clean(metadata.Token{Symbol: t.Symbol, Name: t.Name, LogoURI: t.Icon, Decimals: t.Decimals.IntPtr()})
 	return market.TokenMeta{
 		Mint:     t.ID,
-		Symbol:   t.Symbol,
-		Name:     t.Name,
-		Decimals: t.Decimals.IntPtr(),
-		LogoURI:  t.Icon,
+		Symbol:   m.Symbol,
+		Name:     m.Name,
+		Decimals: m.Decimals,
+		LogoURI:  m.LogoURI,
 		Verified: verified,
 	}
 }

@@ -1,0 +1,485 @@
+package curator
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/metadata"
+	"github.com/assetd/assetd/internal/registry"
+	"github.com/assetd/assetd/internal/tokenindex"
+)
+
+// Markets is the market cache as the service reads it (memory only;
+// EnsureSnapshots schedules background warming and returns at once).
+type Markets interface {
+	Market(mint string) *asset.Market
+	ExecutionQuality(mint string) *asset.ExecutionQuality
+	EnsureSnapshots(mints ...string)
+}
+
+// PoolAges gives the cached DEX pools of a mint (their oldest creation
+// time is the token's age); the cache schedules a refresh when missing.
+type PoolAges interface {
+	DEXMarkets(mint string) ([]market.DEXMarket, time.Time, bool)
+}
+
+// Advisories answers a mint's advisory from memory.
+type Advisories interface {
+	Get(mint string) *asset.Advisory
+}
+
+// CommunityLists answers the published community lists holding a mint.
+type CommunityLists interface {
+	Containing(mint string) []string
+}
+
+// ProviderSearch is a live token search (the token metadata provider).
+type ProviderSearch interface {
+	Search(ctx context.Context, query string, limit int) ([]market.TokenMeta, error)
+}
+
+// Config wires a Service. Registry and Index are read on every search;
+// the others may be nil.
+type Config struct {
+	Registry   func() *registry.Snapshot
+	Index      func() *tokenindex.Index
+	Markets    Markets
+	Ages       PoolAges
+	Advisories Advisories
+	Lists      CommunityLists
+	Provider   ProviderSearch
+	// Allow are mints allowed to share a protected symbol (legitimate
+	// duplicates): never judged impersonation or collision.
+	Allow map[string]bool
+	// ProviderTTL is how long a provider answer is reused (default 10 min).
+	ProviderTTL time.Duration
+	// Background is the context of background provider searches (default
+	// context.Background()); cancel it at shutdown.
+	Background context.Context
+	Now        func() time.Time
+	Log        *slog.Logger
+}
+
+// Candidate caps per source.
+const (
+	maxRegistryCandidates = 15
+	maxExactCandidates    = 100
+	maxOtherCandidates    = 20
+	maxProviderCandidates = 20
+	// exactScan bounds how many exact-symbol index matches are ranked to
+	// pick maxExactCandidates (coingecko-listed and liquid first).
+	exactScan         = 5000
+	providerCacheSize = 1024
+)
+
+// Service answers curator searches from memory.
+type Service struct {
+	c       Config
+	derived atomic.Pointer[derived]
+	mu      sync.Mutex // serialises derived rebuilds
+
+	pmu     sync.Mutex
+	pcache  map[string]providerEntry
+	pending map[string]bool
+}
+
+type providerEntry struct {
+	at     time.Time
+	tokens []market.TokenMeta
+	failed bool
+}
+
+// derived is what a registry snapshot and a token index imply: the
+// protected index, the registry's searchable variants and curated
+// membership. Rebuilt when either changes.
+type derived struct {
+	snap    *registry.Snapshot
+	idx     *tokenindex.Index
+	prot    *Protected
+	reg     []regEntry
+	curated map[string][]string // mint -> curated list ids (not "all")
+}
+
+type regEntry struct {
+	mint    string
+	symKeys []string // normalised claimed symbols
+	nameKey string
+	asset   *registry.Asset
+	variant *registry.Variant
+}
+
+// New returns a Service.
+func New(c Config) *Service {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.ProviderTTL <= 0 {
+		c.ProviderTTL = 10 * time.Minute
+	}
+	if c.Background == nil {
+		c.Background = context.Background()
+	}
+	if c.Index == nil {
+		c.Index = func() *tokenindex.Index { return nil }
+	}
+	return &Service{c: c, pcache: map[string]providerEntry{}, pending: map[string]bool{}}
+}
+
+// HasProvider reports whether a live provider search is configured.
+func (s *Service) HasProvider() bool { return s.c.Provider != nil }
+
+// Protected returns the current protected index.
+func (s *Service) Protected() *Protected { return s.current().prot }
+
+// Refresh rebuilds the derived index now if the registry or token index
+// changed (the reload hooks call it so no search pays for the rebuild).
+func (s *Service) Refresh() { s.current() }
+
+func (s *Service) current() *derived {
+	snap, idx := s.c.Registry(), s.c.Index()
+	if d := s.derived.Load(); d != nil && d.snap == snap && d.idx == idx {
+		return d
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d := s.derived.Load(); d != nil && d.snap == snap && d.idx == idx {
+		return d
+	}
+	d := &derived{snap: snap, idx: idx, prot: BuildProtected(snap, idx, s.c.Allow), curated: map[string][]string{}}
+	if snap != nil {
+		for i := range snap.Assets() {
+			a := &snap.Assets()[i]
+			for j := range a.Variants {
+				v := &a.Variants[j]
+				e := regEntry{mint: v.Mint, nameKey: tokenindex.Key(cmp.Or(v.Name, a.Name)), asset: a, variant: v}
+				for _, sym := range ClaimedSymbols(a, v) {
+					e.symKeys = append(e.symKeys, tokenindex.Key(sym))
+				}
+				d.reg = append(d.reg, e)
+			}
+		}
+		for _, l := range snap.CuratedLists() {
+			if l.ID == "all" {
+				continue
+			}
+			for _, m := range l.Members {
+				if !slices.Contains(d.curated[m.Mint], l.ID) {
+					d.curated[m.Mint] = append(d.curated[m.Mint], l.ID)
+				}
+			}
+		}
+	}
+	s.derived.Store(d)
+	return d
+}
+
+// Request is one search.
+type Request struct {
+	Query  string
+	Policy string // a key of Policies
+	Limit  int
+}
+
+// Sources reports where candidates came from.
+type Sources struct {
+	Provider string `json:"provider"` // ok, degraded or disabled
+	DB       string `json:"db"`       // ok or degraded (token index not loaded)
+	Registry string `json:"registry"` // ok
+}
+
+// Response is the body of GET /v2/lists/search-tokens.
+type Response struct {
+	Query           string         `json:"query"`
+	Interpretation  Interpretation `json:"interpretation"`
+	Policy          string         `json:"policy"`
+	PolicyVersion   string         `json:"policyVersion"`
+	ScoringVersion  string         `json:"scoringVersion"`
+	Sources         Sources        `json:"sources"`
+	LatencyMs       float64        `json:"latencyMs"`
+	Results         []Result       `json:"results"`
+	Suppressed      []Suppressed   `json:"suppressed"`
+	SuppressedTotal int            `json:"suppressedTotal"`
+	Candidates      int            `json:"candidates"`
+}
+
+// gather collects candidates in source order (registry, index, provider),
+// one per mint.
+type gather struct {
+	d     *derived
+	order []string
+	byMnt map[string]*Candidate
+}
+
+func (g *gather) add(mint, symbol, name string) *Candidate {
+	if c, ok := g.byMnt[mint]; ok {
+		return c
+	}
+	c := &Candidate{Mint: mint, Symbol: symbol, Name: name}
+	g.byMnt[mint] = c
+	g.order = append(g.order, mint)
+	return c
+}
+
+// Search judges the candidates of a query. It reads memory only: provider
+// answers come from a cache that a background search fills (the first
+// search of a text reports the provider degraded).
+func (s *Service) Search(ctx context.Context, req Request) Response {
+	start := s.c.Now()
+	p, ok := Policies[req.Policy]
+	if !ok {
+		p = Policies[DefaultPolicy]
+	}
+	limit := req.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	in := Interpret(req.Query)
+	d := s.current()
+	g := &gather{d: d, byMnt: map[string]*Candidate{}}
+	s.fromRegistry(g, in)
+	s.fromIndex(g, in)
+	src := Sources{Provider: "disabled", DB: "ok", Registry: "ok"}
+	if d.idx == nil {
+		src.DB = "degraded"
+	}
+	if s.c.Provider != nil {
+		src.Provider = s.fromProvider(ctx, g, in)
+	}
+	cands := make([]Candidate, 0, len(g.order))
+	var cold []string
+	for _, m := range g.order {
+		c := g.byMnt[m]
+		s.enrich(d, c)
+		if c.Market == nil {
+			cold = append(cold, m)
+		}
+		cands = append(cands, *c)
+	}
+	if len(cold) > 0 && s.c.Markets != nil {
+		s.c.Markets.EnsureSnapshots(cold...)
+	}
+	out := Judge(in, cands, p, d.prot, limit, s.c.Now())
+	return Response{Query: req.Query, Interpretation: in, Policy: p.Name, PolicyVersion: PolicyVersion, ScoringVersion: ScoringVersion,
+		Sources: src, Results: out.Results, Suppressed: out.Suppressed, SuppressedTotal: out.SuppressedTotal, Candidates: len(cands),
+		LatencyMs: math.Round(float64(s.c.Now().Sub(start).Microseconds())/10) / 100}
+}
+
+func (s *Service) fromRegistry(g *gather, in Interpretation) {
+	q := in.NormalizedQuery
+	type hit struct {
+		e    *regEntry
+		rank int
+	}
+	var hits []hit
+	for i := range g.d.reg {
+		e := &g.d.reg[i]
+		rank := -1
+		switch {
+		case in.Intent == IntentMint:
+			if e.mint == q {
+				rank = 0
+			}
+		case slices.Contains(e.symKeys, q) || e.nameKey == q:
+			rank = 0
+		case len(q) >= 2 && slices.ContainsFunc(e.symKeys, func(k string) bool { return strings.HasPrefix(k, q) }):
+			rank = 1
+		case len(q) >= 3 && strings.Contains(e.nameKey, q):
+			rank = 2
+		}
+		if rank >= 0 {
+			hits = append(hits, hit{e, rank})
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(a.rank, b.rank) })
+	for i, h := range hits {
+		if i == maxRegistryCandidates {
+			break
+		}
+		g.add(h.e.mint, cmp.Or(h.e.variant.Symbol, h.e.asset.Symbol), cmp.Or(h.e.variant.Name, h.e.asset.Name))
+	}
+}
+
+func (s *Service) fromIndex(g *gather, in Interpretation) {
+	x := g.d.idx
+	if x == nil {
+		return
+	}
+	add := func(id tokenindex.ID) { g.add(x.Mint(id), x.Symbol(id), x.Name(id)) }
+	q := in.NormalizedQuery
+	if in.Intent == IntentMint {
+		if id, ok := x.Lookup(q); ok {
+			add(id)
+		}
+		return
+	}
+	// Exact symbol: rank up to exactScan matches, coingecko-listed and
+	// liquid first, then by mint.
+	type hit struct {
+		id  tokenindex.ID
+		cg  bool
+		liq float64
+	}
+	var hits []hit
+	x.BySymbol(q, false, func(id tokenindex.ID) bool {
+		h := hit{id: id, cg: x.CoingeckoID(id) != ""}
+		if s.c.Markets != nil {
+			if m := s.c.Markets.Market(x.Mint(id)); m != nil {
+				h.liq = val(m.Liquidity)
+			}
+		}
+		hits = append(hits, h)
+		return len(hits) < exactScan
+	})
+	slices.SortStableFunc(hits, func(a, b hit) int {
+		return cmp.Or(-cmpBool(a.cg, b.cg), cmp.Compare(b.liq, a.liq))
+	})
+	for i, h := range hits {
+		if i == maxExactCandidates {
+			break
+		}
+		add(h.id)
+	}
+	bounded := func(scan func(func(tokenindex.ID) bool)) {
+		n := 0
+		scan(func(id tokenindex.ID) bool {
+			if _, dup := g.byMnt[x.Mint(id)]; !dup {
+				add(id)
+				n++
+			}
+			return n < maxOtherCandidates
+		})
+	}
+	bounded(func(f func(tokenindex.ID) bool) { x.ByName(q, false, f) })
+	if len(q) >= 2 {
+		bounded(func(f func(tokenindex.ID) bool) { x.BySymbol(q, true, f) })
+		bounded(func(f func(tokenindex.ID) bool) { x.ByName(q, true, f) })
+		bounded(func(f func(tokenindex.ID) bool) { x.ByNameWord(q, f) })
+	}
+	bounded(func(f func(tokenindex.ID) bool) { x.NameContains(q, f) })
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// fromProvider adds the cached provider answer for the query, or starts
+// a background search for it. It returns the provider source status.
+func (s *Service) fromProvider(ctx context.Context, g *gather, in Interpretation) string {
+	key := in.Intent + ":" + in.NormalizedQuery
+	now := s.c.Now()
+	s.pmu.Lock()
+	e, ok := s.pcache[key]
+	fresh := ok && now.Sub(e.at) < s.c.ProviderTTL
+	start := !fresh && !s.pending[key]
+	if start {
+		s.pending[key] = true
+	}
+	s.pmu.Unlock()
+	if start {
+		go s.providerSearch(key, in.NormalizedQuery)
+	}
+	if !ok {
+		return "degraded"
+	}
+	for _, t := range e.tokens {
+		g.add(t.Mint, t.Symbol, t.Name)
+	}
+	if e.failed {
+		return "degraded"
+	}
+	return "ok"
+}
+
+func (s *Service) providerSearch(key, q string) {
+	ctx, cancel := context.WithTimeout(s.c.Background, 10*time.Second)
+	defer cancel()
+	toks, err := s.c.Provider.Search(ctx, q, maxProviderCandidates)
+	e := providerEntry{at: s.c.Now(), failed: err != nil}
+	if err != nil {
+		s.c.Log.Warn("provider token search failed", "err", err)
+	}
+	for _, t := range toks {
+		if !registry.ValidMint(t.Mint) {
+			continue
+		}
+		m := metadata.Clean(metadata.Token{Symbol: t.Symbol, Name: t.Name, LogoURI: t.LogoURI, Decimals: t.Decimals})
+		t.Symbol, t.Name, t.LogoURI, t.Decimals = m.Symbol, m.Name, m.LogoURI, m.Decimals
+		e.tokens = append(e.tokens, t)
+	}
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	delete(s.pending, key)
+	if old, ok := s.pcache[key]; err != nil && ok && !old.failed {
+		e.tokens = old.tokens // keep the last good answer
+	}
+	if len(s.pcache) >= providerCacheSize {
+		oldest := ""
+		for k, v := range s.pcache {
+			if oldest == "" || v.at.Before(s.pcache[oldest].at) {
+				oldest = k
+			}
+		}
+		delete(s.pcache, oldest)
+	}
+	s.pcache[key] = e
+}
+
+// enrich fills what memory knows about a candidate.
+func (s *Service) enrich(d *derived, c *Candidate) {
+	if d.snap != nil {
+		if a, v, ok := d.snap.VariantByMint(c.Mint); ok {
+			c.Registry = &RegistryClaim{AssetID: a.AssetID, Kind: v.Kind, TrustTier: v.TrustTier, Claimed: ClaimedSymbols(a, v)}
+			c.Symbol, c.Name = cmp.Or(v.Symbol, a.Symbol, c.Symbol), cmp.Or(v.Name, a.Name, c.Name)
+		}
+	}
+	if id, ok := d.idx.Lookup(c.Mint); ok {
+		c.CoingeckoID = d.idx.CoingeckoID(id)
+		if c.Symbol == "" && c.Name == "" {
+			c.Symbol, c.Name = d.idx.Symbol(id), d.idx.Name(id)
+		}
+	}
+	c.CuratedLists = d.curated[c.Mint]
+	c.InLists = append([]string{}, c.CuratedLists...)
+	if s.c.Lists != nil {
+		c.InLists = append(c.InLists, s.c.Lists.Containing(c.Mint)...)
+	}
+	if s.c.Markets != nil {
+		c.Market = s.c.Markets.Market(c.Mint)
+		c.Execution = s.c.Markets.ExecutionQuality(c.Mint)
+	}
+	if s.c.Advisories != nil {
+		c.Advisory = s.c.Advisories.Get(c.Mint)
+	}
+	if s.c.Ages != nil && c.Market != nil {
+		if pools, _, ok := s.c.Ages.DEXMarkets(c.Mint); ok {
+			var oldest int64
+			for _, p := range pools { // CreatedAt is unix seconds
+				if p.CreatedAt != nil && *p.CreatedAt > 0 && (oldest == 0 || *p.CreatedAt < oldest) {
+					oldest = *p.CreatedAt
+				}
+			}
+			if oldest > 0 {
+				age := s.c.Now().Sub(time.Unix(oldest, 0)).Hours() / 24
+				c.AgeDays = &age
+			}
+		}
+	}
+}
