@@ -86,6 +86,8 @@ type serveConfig struct {
 	lists          lists.Limits
 	listsHTTP      httpapi.ListsConfig
 	execution      executionFlags
+	// allowedDuplicates is the curator allow-list file ("" for none).
+	allowedDuplicates string
 }
 
 func validAddr(flagName, addr string) error {

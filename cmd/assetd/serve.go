@@ -9,11 +9,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"time"
 
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/catalog"
+	"github.com/assetd/assetd/internal/curator"
 	"github.com/assetd/assetd/internal/httpapi"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/metrics"
@@ -22,6 +24,7 @@ import (
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/tokenindex"
 	"github.com/assetd/assetd/internal/usage"
 	"github.com/assetd/assetd/internal/watch"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -62,6 +65,8 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.IntVar(&cfg.listsHTTP.LookupsPerBatch, "list-lookups-per-batch", 50, "live provider lookups per bulk member add")
 	fs.IntVar(&cfg.listsHTTP.BatchBudget, "list-batch-budget", 30, "bulk member adds per key per 10 minutes")
 	fs.IntVar(&cfg.listsHTTP.SearchBudget, "list-search-budget", 120, "curator searches per key per 10 minutes")
+	fs.DurationVar(&cfg.listsHTTP.LookupTimeout, "list-lookup-timeout", httpapi.DefaultLookupTimeout, "longest wait for live provider lookups of one member PUT or bulk add; unresolved mints fail as unknown_mint (env ASSETD_LIST_LOOKUP_TIMEOUT)")
+	fs.StringVar(&cfg.allowedDuplicates, "allowed-duplicates", c.env("ASSETD_ALLOWED_DUPLICATES", ""), "JSON allow-list of mints that legitimately share a protected symbol (curator search never flags them) (env ASSETD_ALLOWED_DUPLICATES)")
 	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for in-flight requests")
 	c.addExecutionFlags(fs, &cfg.execution)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes")
@@ -72,6 +77,16 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 		return cfg, usageError{fmt.Sprintf("serve: unexpected argument %q", fs.Arg(0))}
 	}
 	var errs []error
+	if v := c.getenv("ASSETD_LIST_LOOKUP_TIMEOUT"); v != "" && !flagSet(fs, "list-lookup-timeout") {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("ASSETD_LIST_LOOKUP_TIMEOUT: %w", err))
+		}
+		cfg.listsHTTP.LookupTimeout = d
+	}
+	if cfg.listsHTTP.LookupTimeout <= 0 || cfg.listsHTTP.LookupTimeout > time.Minute {
+		errs = append(errs, errors.New("--list-lookup-timeout (ASSETD_LIST_LOOKUP_TIMEOUT) must be within 1ns..1m"))
+	}
 	if err := cfg.storeFlags.validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -202,6 +217,30 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	poller.On(storage.TopicLists, listViews.Reload)
+	tokens := tokenindex.NewHolder(st, log)
+	if err := tokens.Reload(ctx); err != nil {
+		return err
+	}
+	cat.SetTokens(tokens.Index)
+	allow, err := loadAllowList(cfg.allowedDuplicates)
+	if err != nil {
+		return err
+	}
+	curCfg := curator.Config{Registry: cat.Snapshot, Index: tokens.Index, Markets: mp.cache, Ages: mp.cache, Advisories: advisories,
+		Lists: listViews, Allow: allow, Background: ctx, Log: log}
+	if mp.metadata != nil {
+		curCfg.Provider = mp.metadata
+	}
+	cur := curator.New(curCfg)
+	cur.Refresh()
+	poller.On(storage.TopicTokens, func(ctx context.Context) error {
+		if err := tokens.Reload(ctx); err != nil {
+			return err // the current index stays in service
+		}
+		cat.Rebuild()
+		cur.Refresh()
+		return nil
+	})
 	rate, window, _ := parseRate(cfg.rate)
 	quota, _ := parseQuota(cfg.quota)
 	exec, quoteBudget, err := newExecution(cfg, mp, cat.Snapshot, advisories)
@@ -214,6 +253,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Log: log, Metrics: m, Keys: keys, Limiter: ratelimit.NewMemory(), Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
 		Canonical: mp.cache, ExternalProvider: mp.external,
 		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
+		Curator: cur, Tokens: tokens.Index,
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
@@ -308,4 +348,28 @@ func adminMux(m *metrics.Metrics) http.Handler {
 	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	return mux
+}
+
+// loadAllowList reads the curator allow-list file (none when path is "").
+func loadAllowList(path string) (map[string]bool, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--allowed-duplicates: %w", err)
+	}
+	defer f.Close()
+	allow, err := curator.ParseAllowList(f)
+	if err != nil {
+		return nil, fmt.Errorf("--allowed-duplicates %s: %w", path, err)
+	}
+	return allow, nil
+}
+
+// flagSet reports whether the command line set flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/registry"
+	"github.com/assetd/assetd/internal/tokenindex"
 )
 
 // Catalog serves asset views from the current model. It is safe for
@@ -22,6 +23,7 @@ type Catalog struct {
 	snap    atomic.Pointer[registry.Snapshot]
 	advice  atomic.Pointer[AdvisoryFunc]
 	canon   atomic.Pointer[CanonicalReader]
+	tokens  atomic.Pointer[func() *tokenindex.Index]
 }
 
 // SetCanonical sets where the model reads canonical (asset-level) market

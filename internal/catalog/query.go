@@ -32,7 +32,11 @@ func (c *Catalog) view(m *model, res registry.Resolution) *assetModel {
 		return &m.assets[i]
 	}
 	a := res.Asset
-	if id, ok := c.markets.(IdentityReader); ok && a.Name == "" && a.Symbol == "" {
+	known := false
+	if a.Name == "" && a.Symbol == "" {
+		a, known = c.indexIdentity(a, res.Mint)
+	}
+	if id, ok := c.markets.(IdentityReader); ok && !known && a.Name == "" && a.Symbol == "" {
 		if sym, name, ok := id.TokenIdentity(res.Mint); ok {
 			cp := *a // the singleton is ours, but keep the caller's value intact
 			cp.Symbol, cp.Name = sym, name
@@ -231,8 +235,9 @@ const (
 
 // Search ranks canonical assets by match class (exact mint, exact
 // symbol/alias/name/id, prefix, substring), then canonical liquidity desc,
-// then asset id. A query that is a well-formed mint no asset lists returns
-// its singleton.
+// then asset id; singleton tokens of the token index follow (see
+// searchSingletons). A query that is a well-formed mint no asset lists
+// returns its singleton.
 func (c *Catalog) Search(o SearchOptions) []Row {
 	m := c.model()
 	si := strategyIndex(o.Strategy)
@@ -293,12 +298,19 @@ func (c *Catalog) Search(o SearchOptions) []Row {
 	if len(hits) > o.Limit {
 		hits = hits[:o.Limit]
 	}
-	out := make([]Row, len(hits))
+	out := make([]Row, len(hits), o.Limit)
 	for j, h := range hits {
 		out[j] = c.row(&m.assets[h.i], si, o.VariantsAll, 0)
 	}
+	// Then singleton tokens of the token index (category crypto).
+	if o.Category == "" || o.Category == singletonCategory {
+		out = append(out, c.searchSingletons(m, q, si, o.VariantsAll, o.Limit-len(out))...)
+	}
 	return out
 }
+
+// singletonCategory is the category of singleton assets.
+const singletonCategory = "crypto"
 
 // row is an asset row; with variants, every (default-filtered) variant by
 // liquidity desc.
