@@ -222,7 +222,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	cat.SetTokens(tokens.Index)
-	allow, err := loadAllowList(cfg.allowedDuplicates)
+	allow, err := loadAllowList(cfg.allowedDuplicates, log)
 	if err != nil {
 		return err
 	}
@@ -351,7 +351,7 @@ func adminMux(m *metrics.Metrics) http.Handler {
 }
 
 // loadAllowList reads the curator allow-list file (none when path is "").
-func loadAllowList(path string) (map[string]bool, error) {
+func loadAllowList(path string, log *slog.Logger) (map[string]bool, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -360,10 +360,11 @@ func loadAllowList(path string) (map[string]bool, error) {
 		return nil, fmt.Errorf("--allowed-duplicates: %w", err)
 	}
 	defer f.Close()
-	allow, err := curator.ParseAllowList(f)
+	allow, skipped, err := curator.ParseAllowList(f)
 	if err != nil {
 		return nil, fmt.Errorf("--allowed-duplicates %s: %w", path, err)
 	}
+	log.Info("curator allow-list loaded", "mints", len(allow), "skipped", skipped)
 	return allow, nil
 }
 

@@ -11,12 +11,12 @@ import (
 // ParseAllowList reads the operator's allow-list of legitimate duplicate
 // symbols: a JSON array of mints or of objects with a "Mint" (or "mint")
 // field, or an object whose array fields hold such entries (the shape of
-// jup-ag/token-list's duplicate-symbols export). Malformed mints are an
-// error.
-func ParseAllowList(r io.Reader) (map[string]bool, error) {
+// jup-ag/token-list's duplicate-symbols export). Entries that are not
+// mint addresses are skipped and counted.
+func ParseAllowList(r io.Reader) (allow map[string]bool, skipped int, err error) {
 	var raw json.RawMessage
 	if err := json.NewDecoder(r).Decode(&raw); err != nil {
-		return nil, fmt.Errorf("allow-list: %w", err)
+		return nil, 0, fmt.Errorf("allow-list: %w", err)
 	}
 	out := map[string]bool{}
 	var arrays []json.RawMessage
@@ -33,7 +33,7 @@ func ParseAllowList(r io.Reader) (map[string]bool, error) {
 	for _, a := range arrays {
 		var items []json.RawMessage
 		if err := json.Unmarshal(a, &items); err != nil {
-			return nil, fmt.Errorf("allow-list: %w", err)
+			return nil, 0, fmt.Errorf("allow-list: %w", err)
 		}
 		for _, it := range items {
 			var mint string
@@ -43,7 +43,7 @@ func ParseAllowList(r io.Reader) (map[string]bool, error) {
 					Lower string `json:"mint"`
 				}
 				if err := json.Unmarshal(it, &e); err != nil {
-					return nil, fmt.Errorf("allow-list entry %s: %w", it, err)
+					return nil, 0, fmt.Errorf("allow-list entry %s: %w", it, err)
 				}
 				mint = e.Mint
 				if mint == "" {
@@ -51,10 +51,11 @@ func ParseAllowList(r io.Reader) (map[string]bool, error) {
 				}
 			}
 			if !registry.ValidMint(mint) {
-				return nil, fmt.Errorf("allow-list: %q is not a mint address", mint)
+				skipped++
+				continue
 			}
 			out[mint] = true
 		}
 	}
-	return out, nil
+	return out, skipped, nil
 }

@@ -257,6 +257,9 @@ func (s *Service) Search(ctx context.Context, req Request) Response {
 	if s.c.Provider != nil {
 		src.Provider = s.fromProvider(ctx, g, in)
 	}
+	if in.Intent == IntentMint {
+		g.add(in.NormalizedQuery, "", "") // a mint query always judges that mint
+	}
 	cands := make([]Candidate, 0, len(g.order))
 	var cold []string
 	for _, m := range g.order {
