@@ -68,6 +68,9 @@ func LogoURI(s string) string {
 	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) || isBidi(r) }) >= 0 {
 		return ""
 	}
+	if plainHTTPS(s) {
+		return s
+	}
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" || u.User != nil {
 		return ""
@@ -77,6 +80,27 @@ func LogoURI(s string) string {
 		return s
 	}
 	return ""
+}
+
+// plainHTTPS reports whether s is https:// followed by a host of
+// [a-z0-9.-] (no user info, no port) and then nothing or a path: the
+// common case, accepted without a full parse.
+func plainHTTPS(s string) bool {
+	rest, ok := strings.CutPrefix(s, "https://")
+	if !ok {
+		return false
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	if host == "" {
+		return false
+	}
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // Unsafe reports whether r is removed from symbols and names.

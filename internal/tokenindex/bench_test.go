@@ -3,20 +3,31 @@ package tokenindex
 import (
 	"os"
 	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"testing"
 )
 
-// benchTokens parses the file named by ASSETD_TOKENS_FILE (for example
-// the 709k sonarwatch list), else the shared 150k CSV.
-func benchTokens(b *testing.B) []Token {
+// benchFile is the file named by ASSETD_TOKENS_FILE (for example the 709k
+// sonarwatch list), else the shared 150k CSV.
+func benchFile(b *testing.B) string {
 	b.Helper()
 	path := os.Getenv("ASSETD_TOKENS_FILE")
 	if path == "" {
 		path = dataDir + "token-index-sonarwatch-solana-150k.csv"
 	}
-	f, err := os.Open(path)
-	if err != nil {
+	if _, err := os.Stat(path); err != nil {
 		b.Skip("token file absent:", err)
+	}
+	return path
+}
+
+func benchTokens(b *testing.B) []Token {
+	b.Helper()
+	f, err := os.Open(benchFile(b))
+	if err != nil {
+		b.Fatal(err)
 	}
 	defer f.Close()
 	var ts []Token
@@ -26,8 +37,8 @@ func benchTokens(b *testing.B) []Token {
 	return ts
 }
 
-// BenchmarkBuild measures building the index from parsed tokens and
-// reports the heap the built index holds.
+// BenchmarkBuild measures building the index from parsed tokens (what a
+// reload does after reading the rows).
 func BenchmarkBuild(b *testing.B) {
 	ts := benchTokens(b)
 	var x *Index
@@ -39,16 +50,99 @@ func BenchmarkBuild(b *testing.B) {
 		}
 		x = bl.Build()
 	}
-	b.StopTimer()
-	ts = nil
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	x = nil
-	runtime.GC()
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(before.HeapAlloc-after.HeapAlloc)/(1<<20), "indexMB")
-	b.ReportMetric(float64(len(ts)), "tokens")
-	_ = x
+	b.ReportMetric(float64(x.Len()), "tokens")
+}
+
+// rssMB reads the process's resident set size.
+func rssMB(b *testing.B) float64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Skip("no /proc/self/status")
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// BenchmarkIndexMemory streams the file into a Builder (as a reload
+// streams rows) and reports the heap the built index holds and the extra
+// resident memory after a forced GC and scavenge.
+func BenchmarkIndexMemory(b *testing.B) {
+	path := benchFile(b)
+	for b.Loop() {
+		runtime.GC()
+		debug.FreeOSMemory()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		rss0 := rssMB(b)
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var bl Builder
+		if _, err := Parse(f, bl.Add, nil); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+		x := bl.Build()
+		runtime.GC()
+		debug.FreeOSMemory()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "heapMB")
+		b.ReportMetric(rssMB(b)-rss0, "extraRSSMB")
+		b.ReportMetric(float64(x.Len()), "tokens")
+		runtime.KeepAlive(x)
+	}
+}
+
+func benchIndex(b *testing.B) *Index {
+	b.Helper()
+	f, err := os.Open(benchFile(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var bl Builder
+	if _, err := Parse(f, bl.Add, nil); err != nil {
+		b.Fatal(err)
+	}
+	return bl.Build()
+}
+
+// BenchmarkQueries measures the index lookups behind a search.
+func BenchmarkQueries(b *testing.B) {
+	x := benchIndex(b)
+	count := func(id ID) bool { return true }
+	b.Run("exact-symbol/BTC", func(b *testing.B) {
+		for b.Loop() {
+			x.BySymbol("BTC", false, count)
+		}
+	})
+	b.Run("symbol-prefix/BON", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			x.BySymbol("BON", true, func(ID) bool { n++; return n%20 != 0 })
+		}
+	})
+	b.Run("name-word-prefix/DOG", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			x.ByNameWord("DOG", func(ID) bool { n++; return n%20 != 0 })
+		}
+	})
+	b.Run("name-contains/WIF HAT", func(b *testing.B) {
+		for b.Loop() {
+			x.NameContains("WIF HAT", count)
+		}
+	})
+	b.Run("mint", func(b *testing.B) {
+		for b.Loop() {
+			x.Lookup("So11111111111111111111111111111111111111112")
+		}
+	})
 }

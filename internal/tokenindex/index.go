@@ -18,6 +18,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/assetd/assetd/internal/metadata"
@@ -202,9 +203,10 @@ func (x *Index) wordStr(w word) string {
 	return x.str(r.off+uint32(r.mintLen)+uint32(r.nameLen)+uint32(w.start), int(w.n))
 }
 
-// ByNameWord calls fn for each token with a name word starting with key
-// (a token may come more than once when several of its words match),
-// until fn returns false.
+// ByNameWord calls fn for each token with a name word after the first
+// starting with key (a token may come more than once when several of its
+// words match), until fn returns false. ByName(key, true, fn) covers
+// first words.
 func (x *Index) ByNameWord(key string, fn func(ID) bool) {
 	if x == nil || key == "" {
 		return
@@ -276,6 +278,7 @@ type Builder struct {
 	arena   []byte
 	recs    []rec
 	interns map[string]uint32
+	scratch []byte
 }
 
 // maxKey bounds a stored key (it must fit a byte length).
@@ -302,21 +305,30 @@ func (b *Builder) Add(t Token) {
 	b.arena = append(b.arena, t.Name...)
 	b.arena = append(b.arena, nameKey...)
 	b.arena = append(b.arena, t.CoingeckoID...)
-	r.sym = b.intern(t.Symbol + symKey)
+	r.sym = b.intern(t.Symbol, symKey)
 	if t.LogoURI != "" {
-		tmpl := strings.Replace(t.LogoURI, t.Mint, "\x00", 1)
-		r.logo, r.logoLen = b.intern(tmpl), uint16(len(tmpl))
+		if i := strings.Index(t.LogoURI, t.Mint); i >= 0 {
+			r.logo = b.intern(t.LogoURI[:i], "\x00", t.LogoURI[i+len(t.Mint):])
+			r.logoLen = uint16(len(t.LogoURI) - len(t.Mint) + 1)
+		} else {
+			r.logo, r.logoLen = b.intern(t.LogoURI), uint16(len(t.LogoURI))
+		}
 	}
 	b.recs = append(b.recs, r)
 }
 
-func (b *Builder) intern(s string) uint32 {
-	if off, ok := b.interns[s]; ok {
+// intern stores the concatenation of parts once and returns its offset.
+func (b *Builder) intern(parts ...string) uint32 {
+	b.scratch = b.scratch[:0]
+	for _, p := range parts {
+		b.scratch = append(b.scratch, p...)
+	}
+	if off, ok := b.interns[string(b.scratch)]; ok { // no allocation on lookup
 		return off
 	}
 	off := uint32(len(b.arena))
-	b.arena = append(b.arena, s...)
-	b.interns[s] = off
+	b.arena = append(b.arena, b.scratch...)
+	b.interns[string(b.scratch)] = off
 	return off
 }
 
@@ -350,17 +362,30 @@ func (b *Builder) Build() *Index {
 		x.arena = unsafe.String(unsafe.SliceData(arena), len(arena)) // arena is never written again
 	}
 	recs := b.recs
-	mint := func(r rec) string { return x.arena[r.off : r.off+uint32(r.mintLen)] }
-	// Stable, so the later of two equal mints comes last and wins.
-	slices.SortStableFunc(recs, func(a, c rec) int { return strings.Compare(mint(a), mint(c)) })
-	out := recs[:0]
-	for i, r := range recs {
-		if i+1 < len(recs) && mint(recs[i+1]) == mint(r) {
+	mint := func(r *rec) string { return x.arena[r.off : r.off+uint32(r.mintLen)] }
+	// Order by mint; of two equal mints the later added wins.
+	perm := make([]uint32, len(recs))
+	pfx := make([]uint64, len(recs))
+	for i := range recs {
+		perm[i] = uint32(i)
+		pfx[i] = prefix(mint(&recs[i]))
+	}
+	slices.SortFunc(perm, func(a, c uint32) int {
+		if pfx[a] != pfx[c] {
+			return cmp.Compare(pfx[a], pfx[c])
+		}
+		return cmp.Or(strings.Compare(mint(&recs[a]), mint(&recs[c])), cmp.Compare(a, c))
+	})
+	pfx = nil
+	out := make([]rec, 0, len(recs))
+	for i, p := range perm {
+		if i+1 < len(perm) && mint(&recs[perm[i+1]]) == mint(&recs[p]) {
 			continue
 		}
-		out = append(out, r)
+		out = append(out, recs[p])
 	}
-	x.recs = slices.Clip(out)
+	b.recs, perm = nil, nil
+	x.recs = out
 	n := len(x.recs)
 	x.bySym = make([]ID, n)
 	x.byNam = make([]ID, n)
@@ -370,11 +395,14 @@ func (b *Builder) Build() *Index {
 			x.withCG++
 		}
 	}
-	// ids ascend with the mint, so the id tie-break orders ties by mint.
-	slices.SortFunc(x.bySym, func(a, c ID) int { return cmp.Or(strings.Compare(x.SymbolKey(a), x.SymbolKey(c)), cmp.Compare(a, c)) })
-	slices.SortFunc(x.byNam, func(a, c ID) int { return cmp.Or(strings.Compare(x.NameKey(a), x.NameKey(c)), cmp.Compare(a, c)) })
-	x.buildWords()
-	x.buildTrigrams()
+	// The four structures are independent: build them in parallel. ids
+	// ascend with the mint, so the id tie-break orders ties by mint.
+	var wg sync.WaitGroup
+	wg.Go(func() { sortByKey(x.bySym, x.SymbolKey) })
+	wg.Go(func() { sortByKey(x.byNam, x.NameKey) })
+	wg.Go(x.buildWords)
+	wg.Go(x.buildTrigrams)
+	wg.Wait()
 	return x
 }
 
@@ -382,7 +410,48 @@ func isWordByte(c byte) bool {
 	return c >= 0x80 || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
 }
 
-// buildWords indexes every word of every name key.
+type keyedWord struct {
+	pfx uint64
+	w   word
+}
+
+// prefix packs the first 8 bytes of s big-endian, so comparing prefixes
+// orders like comparing strings whenever they differ.
+func prefix(s string) uint64 {
+	var p uint64
+	for i := 0; i < 8; i++ {
+		p <<= 8
+		if i < len(s) {
+			p |= uint64(s[i])
+		}
+	}
+	return p
+}
+
+// sortByKey sorts ids by key, then id, comparing packed prefixes first
+// (most comparisons never touch the arena).
+func sortByKey(ids []ID, key func(ID) string) {
+	type keyed struct {
+		pfx uint64
+		id  ID
+	}
+	ks := make([]keyed, len(ids))
+	for i, id := range ids {
+		ks[i] = keyed{prefix(key(id)), id}
+	}
+	slices.SortFunc(ks, func(a, c keyed) int {
+		if a.pfx != c.pfx {
+			return cmp.Compare(a.pfx, c.pfx)
+		}
+		return cmp.Or(strings.Compare(key(a.id), key(c.id)), cmp.Compare(a.id, c.id))
+	})
+	for i := range ks {
+		ids[i] = ks[i].id
+	}
+}
+
+// buildWords indexes every word of every name key but a leading one (a
+// name's first word is found by ByName's prefix lookup).
 func (x *Index) buildWords() {
 	var ws []word
 	for id := range x.recs {
@@ -396,13 +465,25 @@ func (x *Index) buildWords() {
 			for j < len(k) && isWordByte(k[j]) {
 				j++
 			}
-			ws = append(ws, word{id: ID(id), start: uint8(i), n: uint8(j - i)})
+			if i > 0 {
+				ws = append(ws, word{id: ID(id), start: uint8(i), n: uint8(j - i)})
+			}
 			i = j
 		}
 	}
-	slices.SortFunc(ws, func(a, c word) int {
-		return cmp.Or(strings.Compare(x.wordStr(a), x.wordStr(c)), cmp.Compare(a.id, c.id), cmp.Compare(a.start, c.start))
+	keyed := make([]keyedWord, len(ws))
+	for i, w := range ws {
+		keyed[i] = keyedWord{prefix(x.wordStr(w)), w}
+	}
+	slices.SortFunc(keyed, func(a, c keyedWord) int {
+		if a.pfx != c.pfx { // cmp.Or would evaluate the string comparison too
+			return cmp.Compare(a.pfx, c.pfx)
+		}
+		return cmp.Or(strings.Compare(x.wordStr(a.w), x.wordStr(c.w)), cmp.Compare(a.w.id, c.w.id), cmp.Compare(a.w.start, c.w.start))
 	})
+	for i := range keyed {
+		ws[i] = keyed[i].w
+	}
 	x.words = slices.Clip(ws)
 }
 
