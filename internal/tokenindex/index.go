@@ -50,13 +50,11 @@ func (t Token) Clean() Token {
 // ID is a token's position in an Index (stable for that Index only).
 type ID = uint32
 
-// rec is one token. Its mint, name, name key and coingecko id are
-// contiguous at off; its symbol and symbol key are contiguous at sym
-// (interned); its logo template at logo (interned; a 0 byte marks where
-// the mint goes).
+// rec is one token. Its mint, name, name key, coingecko id, symbol and
+// symbol key are contiguous at off; its logo URI at logo (a template with
+// a 0 byte where the mint goes, interned, when the URI contains the mint).
 type rec struct {
 	off     uint32
-	sym     uint32
 	logo    uint32
 	logoLen uint16
 	mintLen uint8
@@ -103,13 +101,17 @@ func (x *Index) str(off uint32, n int) string { return x.arena[off : off+uint32(
 // Mint returns the mint of id.
 func (x *Index) Mint(id ID) string { r := &x.recs[id]; return x.str(r.off, int(r.mintLen)) }
 
+func (r *rec) symOff() uint32 {
+	return r.off + uint32(r.mintLen) + uint32(r.nameLen) + uint32(r.nameKey) + uint32(r.cgLen)
+}
+
 // Symbol returns the symbol of id.
-func (x *Index) Symbol(id ID) string { r := &x.recs[id]; return x.str(r.sym, int(r.symLen)) }
+func (x *Index) Symbol(id ID) string { r := &x.recs[id]; return x.str(r.symOff(), int(r.symLen)) }
 
 // SymbolKey returns the normalised symbol of id.
 func (x *Index) SymbolKey(id ID) string {
 	r := &x.recs[id]
-	return x.str(r.sym+uint32(r.symLen), int(r.symKey))
+	return x.str(r.symOff()+uint32(r.symLen), int(r.symKey))
 }
 
 // Name returns the name of id.
@@ -305,13 +307,17 @@ func (b *Builder) Add(t Token) {
 	b.arena = append(b.arena, t.Name...)
 	b.arena = append(b.arena, nameKey...)
 	b.arena = append(b.arena, t.CoingeckoID...)
-	r.sym = b.intern(t.Symbol, symKey)
+	b.arena = append(b.arena, t.Symbol...)
+	b.arena = append(b.arena, symKey...)
 	if t.LogoURI != "" {
+		// A URI holding the mint is stored once per pattern (the
+		// sonarwatch list's 709k URIs share one); others inline.
 		if i := strings.Index(t.LogoURI, t.Mint); i >= 0 {
 			r.logo = b.intern(t.LogoURI[:i], "\x00", t.LogoURI[i+len(t.Mint):])
 			r.logoLen = uint16(len(t.LogoURI) - len(t.Mint) + 1)
 		} else {
-			r.logo, r.logoLen = b.intern(t.LogoURI), uint16(len(t.LogoURI))
+			r.logo, r.logoLen = uint32(len(b.arena)), uint16(len(t.LogoURI))
+			b.arena = append(b.arena, t.LogoURI...)
 		}
 	}
 	b.recs = append(b.recs, r)
