@@ -350,3 +350,23 @@ func FuzzParseSearch(f *testing.F) {
 		}
 	})
 }
+
+// TestHostileMetadataCleaned: control and bidi characters, overlong
+// fields, non-http(s) icons and impossible decimals from the provider are
+// cleaned before anything stores or serves them.
+func TestHostileMetadataCleaned(t *testing.T) {
+	body := `[{"id":"` + mintJUP + `","symbol":"JU\u0000P","name":"Jup\u202eiter\u0007","icon":"javascript:alert(1)","decimals":77},` +
+		`{"id":"` + mintSOL + `","symbol":"` + strings.Repeat("S", 40) + `","name":"ok","icon":"http://example.org/a.png","decimals":9}]`
+	c := newClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(body)) }), nil)
+	res, err := c.Lookup(context.Background(), []string{mintJUP, mintSOL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]market.TokenMeta{
+		mintJUP: {Mint: mintJUP, Symbol: "JUP", Name: "Jupiter"},
+		mintSOL: {Mint: mintSOL, Symbol: strings.Repeat("S", 32), Name: "ok", LogoURI: "http://example.org/a.png", Decimals: ip(9)},
+	}
+	if diff := cmp.Diff(want, res); diff != "" {
+		t.Errorf("Lookup (-want +got):\n%s", diff)
+	}
+}
