@@ -58,16 +58,8 @@ func (c *cli) registry(ctx context.Context, args []string) error {
 	}
 	switch sub, rest := args[0], args[1:]; sub {
 	case "import":
-		var source string
-		var dryRun bool
-		return c.withStore(ctx, "registry import", rest, func(fs *flag.FlagSet) {
-			fs.StringVar(&source, "source", "", "name of this data set (default: the file name); re-importing a source replaces it")
-			fs.BoolVar(&dryRun, "dry-run", false, "parse, validate and report without storing")
-		}, func(st store, pos []string) error {
-			if len(pos) != 1 {
-				return usageError{"registry import: want exactly one FILE"}
-			}
-			return c.importRegistry(ctx, st, pos[0], source, dryRun)
+		return c.importCommand(ctx, "registry import", rest, func(st store, path, source string, dryRun bool) error {
+			return c.importRegistry(ctx, st, path, source, dryRun)
 		})
 	case "list":
 		return c.withStore(ctx, "registry list", rest, nil, func(st store, pos []string) error {
@@ -93,6 +85,22 @@ func (c *cli) registry(ctx context.Context, args []string) error {
 		})
 	}
 	return usageError{fmt.Sprintf("registry: unknown subcommand %q", args[0])}
+}
+
+// importCommand runs an "import FILE [--source NAME] [--dry-run]"
+// subcommand.
+func (c *cli) importCommand(ctx context.Context, name string, args []string, run func(st store, path, source string, dryRun bool) error) error {
+	var source string
+	var dryRun bool
+	return c.withStore(ctx, name, args, func(fs *flag.FlagSet) {
+		fs.StringVar(&source, "source", "", "name of this data set (default: the file name); re-importing a source replaces it")
+		fs.BoolVar(&dryRun, "dry-run", false, "parse, validate and report without storing")
+	}, func(st store, pos []string) error {
+		if len(pos) != 1 {
+			return usageError{name + ": want exactly one FILE"}
+		}
+		return run(st, pos[0], source, dryRun)
+	})
 }
 
 // importRegistry parses FILE in any supported format, checks that the

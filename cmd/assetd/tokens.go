@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,16 +18,8 @@ func (c *cli) tokens(ctx context.Context, args []string) error {
 	}
 	switch sub, rest := args[0], args[1:]; sub {
 	case "import":
-		var source string
-		var dryRun bool
-		return c.withStore(ctx, "tokens import", rest, func(fs *flag.FlagSet) {
-			fs.StringVar(&source, "source", "", "name of this data set (default: the file name); re-importing a source replaces it")
-			fs.BoolVar(&dryRun, "dry-run", false, "parse, validate and report without storing")
-		}, func(st store, pos []string) error {
-			if len(pos) != 1 {
-				return usageError{"tokens import: want exactly one FILE"}
-			}
-			return c.importTokens(ctx, st, pos[0], source, dryRun)
+		return c.importCommand(ctx, "tokens import", rest, func(st store, path, source string, dryRun bool) error {
+			return c.importTokens(ctx, st, path, source, dryRun)
 		})
 	case "stats":
 		return c.withStore(ctx, "tokens stats", rest, nil, func(st store, pos []string) error {

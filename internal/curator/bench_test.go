@@ -46,14 +46,7 @@ var BenchQueries = []struct{ Name, Query string }{
 // and p99 of the per-call latency.
 func BenchmarkSearchTokens(b *testing.B) {
 	x := benchIndex(b)
-	doc, err := registry.Seed()
-	if err != nil {
-		b.Fatal(err)
-	}
-	snap, _, err := registry.Build(doc)
-	if err != nil {
-		b.Fatal(err)
-	}
+	snap := seedSnapshot(b)
 	svc := New(Config{Registry: func() *registry.Snapshot { return snap }, Index: func() *tokenindex.Index { return x }})
 	svc.Refresh()
 	for _, q := range BenchQueries {

@@ -25,7 +25,7 @@ func openData(t *testing.T, name string) *os.File {
 	return f
 }
 
-func seedSnapshot(t *testing.T) *registry.Snapshot {
+func seedSnapshot(t testing.TB) *registry.Snapshot {
 	t.Helper()
 	doc, err := registry.Seed()
 	if err != nil {
