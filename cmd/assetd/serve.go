@@ -195,8 +195,22 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		log.Info("registry reloaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
 		return nil
 	})
+	// The token index loads with the first Sync and reloads on the tokens
+	// topic; the curator (created below) rebuilds its protected claims.
+	tokens := tokenindex.NewHolder(st, log)
+	cat.SetTokens(tokens.Index)
+	var cur *curator.Service
+	refreshCurator := func(context.Context) error {
+		if cur != nil {
+			cur.Refresh()
+		}
+		return nil
+	}
+	poller.On(storage.TopicTokens, tokens.Reload)
+	poller.On(storage.TopicTokens, refreshCurator)
+	poller.On(storage.TopicRegistry, refreshCurator)
 	if err := poller.Sync(ctx); err != nil {
-		return fmt.Errorf("load api keys: %w", err)
+		return fmt.Errorf("initial load (keys, registry, advisories, token index): %w", err)
 	}
 
 	router := session.Router{Local: session.Local{Store: st, Now: time.Now}}
@@ -217,11 +231,6 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	poller.On(storage.TopicLists, listViews.Reload)
-	tokens := tokenindex.NewHolder(st, log)
-	if err := tokens.Reload(ctx); err != nil {
-		return err
-	}
-	cat.SetTokens(tokens.Index)
 	allow, err := loadAllowList(cfg.allowedDuplicates, log)
 	if err != nil {
 		return err
@@ -231,16 +240,8 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if mp.metadata != nil {
 		curCfg.Provider = mp.metadata
 	}
-	cur := curator.New(curCfg)
+	cur = curator.New(curCfg)
 	cur.Refresh()
-	poller.On(storage.TopicTokens, func(ctx context.Context) error {
-		if err := tokens.Reload(ctx); err != nil {
-			return err // the current index stays in service
-		}
-		cat.Rebuild()
-		cur.Refresh()
-		return nil
-	})
 	rate, window, _ := parseRate(cfg.rate)
 	quota, _ := parseQuota(cfg.quota)
 	exec, quoteBudget, err := newExecution(cfg, mp, cat.Snapshot, advisories)
