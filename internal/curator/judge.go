@@ -151,11 +151,12 @@ type Outcome struct {
 // limit; suppressed candidates by liquidity desc, mint asc, cut to
 // MaxSuppressed.
 func Judge(in Interpretation, cands []Candidate, p Policy, prot *Protected, limit int, now time.Time) Outcome {
-	verdicts := claimVerdicts(cands, prot)
+	ks := claimKeys(cands)
+	verdicts := claimVerdicts(cands, ks, prot)
 	var out Outcome
 	for i := range cands {
 		c := &cands[i]
-		r, gates := judgeOne(in, c, verdicts[i], p, now)
+		r, gates := judgeOne(in, c, ks[i], verdicts[i], p, now)
 		if len(gates) > 0 {
 			out.Suppressed = append(out.Suppressed, Suppressed{Mint: c.Mint, Symbol: r.Claims.Symbol, Name: r.Claims.Name,
 				LiquidityUSD: r.Market.LiquidityUSD, SuppressedBy: gates, Warnings: r.Warnings, Score: r.Score.Total})
@@ -186,6 +187,19 @@ func Judge(in Interpretation, cands []Candidate, p Policy, prot *Protected, limi
 	return out
 }
 
+// keys are a candidate's normalised claims, computed once per judgment.
+type keys struct {
+	sym, name tokenindex.Normalized
+}
+
+func claimKeys(cands []Candidate) []keys {
+	out := make([]keys, len(cands))
+	for i := range cands {
+		out[i] = keys{tokenindex.Normalize(cands[i].Symbol), tokenindex.Normalize(cands[i].Name)}
+	}
+	return out
+}
+
 // verdict is the claim check of one candidate.
 type verdict struct {
 	kind        string
@@ -209,7 +223,7 @@ func finite(p *float64) *float64 {
 
 // claimVerdicts applies the static protected index, then per-query
 // market dominance to the symbols it does not protect.
-func claimVerdicts(cands []Candidate, prot *Protected) []verdict {
+func claimVerdicts(cands []Candidate, ks []keys, prot *Protected) []verdict {
 	out := make([]verdict, len(cands))
 	groups := map[string][]int{}
 	for i := range cands {
@@ -218,10 +232,10 @@ func claimVerdicts(cands []Candidate, prot *Protected) []verdict {
 			out[i] = verdict{kind: VerdictNone}
 			continue
 		}
-		symKey := tokenindex.CollisionKey(tokenindex.Key(c.Symbol))
+		symKey := tokenindex.CollisionKey(ks[i].sym.Key)
 		e := prot.symbol(symKey)
 		if e == nil {
-			e = prot.name(tokenindex.CollisionKey(tokenindex.Key(c.Name)))
+			e = prot.name(tokenindex.CollisionKey(ks[i].name.Key))
 		}
 		if e == nil {
 			out[i] = verdict{kind: VerdictNone}
@@ -296,7 +310,7 @@ func nonEmpty(s string) *string {
 }
 
 // judgeOne scores c and returns its gates (empty when shown).
-func judgeOne(in Interpretation, c *Candidate, v verdict, p Policy, now time.Time) (Result, []string) {
+func judgeOne(in Interpretation, c *Candidate, k keys, v verdict, p Policy, now time.Time) (Result, []string) {
 	r := Result{Mint: c.Mint, Claims: Claims{Symbol: nonEmpty(c.Symbol), Name: nonEmpty(c.Name), Attestations: []Attestation{},
 		Verdict: v.kind, ProtectedBy: v.protectedBy}, Verified: c.Registry != nil, InLists: c.InLists, Advisory: c.Advisory,
 		Reasons: []string{}, Warnings: []string{}, Badges: []string{}}
@@ -324,7 +338,7 @@ func judgeOne(in Interpretation, c *Candidate, v verdict, p Policy, now time.Tim
 	}
 
 	// Match quality.
-	mq, reason := match(in, c)
+	mq, reason := match(in, c, k)
 	if reason != "" {
 		r.Reasons = append(r.Reasons, reason)
 	}
@@ -427,7 +441,7 @@ func judgeOne(in Interpretation, c *Candidate, v verdict, p Policy, now time.Tim
 	case VerdictCollision:
 		warn(WarnCollision)
 	}
-	if tokenindex.Normalize(c.Symbol).Suspicious || tokenindex.Normalize(c.Name).Suspicious {
+	if k.sym.Suspicious || k.name.Suspicious {
 		warn(WarnSuspiciousChars)
 	}
 	if c.AgeDays != nil && *c.AgeDays < NewTokenAgeDays {
@@ -491,7 +505,7 @@ func judgeOne(in Interpretation, c *Candidate, v verdict, p Policy, now time.Tim
 }
 
 // match returns the match quality of c for the query and its reason.
-func match(in Interpretation, c *Candidate) (int, string) {
+func match(in Interpretation, c *Candidate, k keys) (int, string) {
 	q := in.NormalizedQuery
 	if in.Intent == IntentMint {
 		if c.Mint == q {
@@ -499,7 +513,7 @@ func match(in Interpretation, c *Candidate) (int, string) {
 		}
 		return 0, ""
 	}
-	sym, name := tokenindex.Key(c.Symbol), tokenindex.Key(c.Name)
+	sym, name := k.sym.Key, k.name.Key
 	exactSym := sym == q
 	if c.Registry != nil {
 		for _, s := range c.Registry.Claimed {

@@ -220,6 +220,7 @@ type gather struct {
 	d     *derived
 	order []string
 	byMnt map[string]*Candidate
+	ids   map[string]tokenindex.ID // index ids of candidates found in the index
 }
 
 func (g *gather) add(mint, symbol, name string) *Candidate {
@@ -247,7 +248,7 @@ func (s *Service) Search(ctx context.Context, req Request) Response {
 	}
 	in := Interpret(req.Query)
 	d := s.current()
-	g := &gather{d: d, byMnt: map[string]*Candidate{}}
+	g := &gather{d: d, byMnt: map[string]*Candidate{}, ids: map[string]tokenindex.ID{}}
 	s.fromRegistry(g, in)
 	s.fromIndex(g, in)
 	src := Sources{Provider: "disabled", DB: "ok", Registry: "ok"}
@@ -264,7 +265,7 @@ func (s *Service) Search(ctx context.Context, req Request) Response {
 	var cold []string
 	for _, m := range g.order {
 		c := g.byMnt[m]
-		s.enrich(d, c)
+		s.enrich(g, c)
 		if c.Market == nil {
 			cold = append(cold, m)
 		}
@@ -319,7 +320,11 @@ func (s *Service) fromIndex(g *gather, in Interpretation) {
 	if x == nil {
 		return
 	}
-	add := func(id tokenindex.ID) { g.add(x.Mint(id), x.Symbol(id), x.Name(id)) }
+	add := func(id tokenindex.ID) {
+		m := x.Mint(id)
+		g.add(m, x.Symbol(id), x.Name(id))
+		g.ids[m] = id
+	}
 	q := in.NormalizedQuery
 	if in.Intent == IntentMint {
 		if id, ok := x.Lookup(q); ok {
@@ -446,14 +451,19 @@ func (s *Service) providerSearch(key, q string) {
 }
 
 // enrich fills what memory knows about a candidate.
-func (s *Service) enrich(d *derived, c *Candidate) {
+func (s *Service) enrich(g *gather, c *Candidate) {
+	d := g.d
 	if d.snap != nil {
 		if a, v, ok := d.snap.VariantByMint(c.Mint); ok {
 			c.Registry = &RegistryClaim{AssetID: a.AssetID, Kind: v.Kind, TrustTier: v.TrustTier, Claimed: ClaimedSymbols(a, v)}
 			c.Symbol, c.Name = cmp.Or(v.Symbol, a.Symbol, c.Symbol), cmp.Or(v.Name, a.Name, c.Name)
 		}
 	}
-	if id, ok := d.idx.Lookup(c.Mint); ok {
+	id, ok := g.ids[c.Mint]
+	if !ok {
+		id, ok = d.idx.Lookup(c.Mint)
+	}
+	if ok {
 		c.CoingeckoID = d.idx.CoingeckoID(id)
 		if c.Symbol == "" && c.Name == "" {
 			c.Symbol, c.Name = d.idx.Symbol(id), d.idx.Name(id)

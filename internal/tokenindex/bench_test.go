@@ -123,21 +123,34 @@ func BenchmarkQueries(b *testing.B) {
 			x.BySymbol("BTC", false, count)
 		}
 	})
-	b.Run("symbol-prefix/BON", func(b *testing.B) {
-		n := 0
+	b.Run("exact-symbol/BTC-first100", func(b *testing.B) {
 		for b.Loop() {
-			x.BySymbol("BON", true, func(ID) bool { n++; return n%20 != 0 })
+			n := 0
+			x.BySymbol("BTC", false, func(ID) bool { n++; return n < 100 })
+		}
+	})
+	b.Run("name-prefix/DOG WIF", func(b *testing.B) {
+		for b.Loop() {
+			n := 0
+			x.ByName("DOG WIF", true, func(ID) bool { n++; return n < 20 })
+		}
+	})
+	b.Run("symbol-prefix/BON", func(b *testing.B) {
+		for b.Loop() {
+			n := 0
+			x.BySymbol("BON", true, func(ID) bool { n++; return n < 20 })
 		}
 	})
 	b.Run("name-word-prefix/DOG", func(b *testing.B) {
-		n := 0
 		for b.Loop() {
-			x.ByNameWord("DOG", func(ID) bool { n++; return n%20 != 0 })
+			n := 0
+			x.ByNameWord("DOG", func(ID) bool { n++; return n < 20 })
 		}
 	})
 	b.Run("name-contains/WIF HAT", func(b *testing.B) {
 		for b.Loop() {
-			x.NameContains("WIF HAT", count)
+			n := 0
+			x.NameContains("WIF HAT", func(ID) bool { n++; return n < 20 })
 		}
 	})
 	b.Run("mint", func(b *testing.B) {
