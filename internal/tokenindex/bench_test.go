@@ -57,7 +57,6 @@ func BenchmarkBuild(b *testing.B) {
 	b.ReportMetric(float64(x.Len()), "tokens")
 }
 
-
 // rssMB reads the process's resident set size.
 func rssMB(b *testing.B) float64 {
 	raw, err := os.ReadFile("/proc/self/status")
