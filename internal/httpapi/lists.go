@@ -560,7 +560,7 @@ func (s *Server) memberPut(w http.ResponseWriter, r *http.Request) error {
 	snaps := map[string]lists.Snapshot{}
 	if rest := s.unresolved([]string{mint}, snaps); len(rest) > 0 && s.d.Metadata != nil {
 		// A live lookup is charged to the key's batch budget.
-		if err := s.spendBudget(w, r, "batch", s.d.ListsConfig.BatchBudget); err != nil {
+		if err := s.chargeBudget(r, "batch", s.d.ListsConfig.BatchBudget); err != nil {
 			return err
 		}
 		snaps = s.resolveMints(r.Context(), rest, 1)
@@ -660,7 +660,7 @@ func (s *Server) memberBulk(w http.ResponseWriter, r *http.Request) error {
 		return apierr.Newf(apierr.BadRequest, "at most %d mints per call", s.d.Lists.Limits().BatchSize).
 			WithDetails(apierr.Details{"code": "batch_too_large", "max": s.d.Lists.Limits().BatchSize})
 	}
-	if err := s.spendBudget(w, r, "batch", s.d.ListsConfig.BatchBudget); err != nil {
+	if err := s.chargeBudget(r, "batch", s.d.ListsConfig.BatchBudget); err != nil {
 		return err
 	}
 	snaps := s.resolveMints(r.Context(), distinct, s.d.ListsConfig.LookupsPerBatch)

@@ -218,7 +218,6 @@ func TestSearchTokensEndpoint(t *testing.T) {
 		"/v2/lists/search-tokens":                               "missing_param",
 		"/v2/lists/search-tokens?q=" + strings.Repeat("x", 101): "invalid_param",
 		"/v2/lists/search-tokens?q=x&policy=yolo":               "invalid_param",
-		"/v2/lists/search-tokens?q=x&limit=0":                   "invalid_param",
 		"/v2/lists/search-tokens?q=x&limit=abc":                 "invalid_param",
 	} {
 		if r := h.get(t, path); r.status != 400 || errCode(r) != code {
@@ -228,8 +227,10 @@ func TestSearchTokensEndpoint(t *testing.T) {
 	if r := h.get(t, "/v2/lists/search-tokens?q=x&policy=yolo"); !strings.Contains(r.raw, `"policies":["strict","default","degen"]`) {
 		t.Errorf("unknown policy does not list the policies: %s", r.raw)
 	}
-	if r := h.get(t, "/v2/lists/search-tokens?q=USDC&limit=500&policy=degen"); r.status != 200 {
-		t.Errorf("limit above 50 is clamped, got %d", r.status)
+	for _, l := range []string{"500", "0", "-3"} {
+		if r := h.get(t, "/v2/lists/search-tokens?q=USDC&policy=degen&limit="+l); r.status != 200 {
+			t.Errorf("limit=%s is clamped, got %d", l, r.status)
+		}
 	}
 }
 
