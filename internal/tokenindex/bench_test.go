@@ -106,16 +106,11 @@ func BenchmarkIndexMemory(b *testing.B) {
 
 func benchIndex(b *testing.B) *Index {
 	b.Helper()
-	f, err := os.Open(benchFile(b))
+	x, _, err := LoadFile(benchFile(b))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer f.Close()
-	var bl Builder
-	if _, err := Parse(f, bl.Add, nil); err != nil {
-		b.Fatal(err)
-	}
-	return bl.Build()
+	return x
 }
 
 // BenchmarkQueries measures the index lookups behind a search.

@@ -155,16 +155,15 @@ const dataDir = "../../../shared/data/"
 
 func loadCSV(tb testing.TB) *Index {
 	tb.Helper()
-	f, err := os.Open(dataDir + "token-index-sonarwatch-solana-150k.csv")
-	if err != nil {
+	path := dataDir + "token-index-sonarwatch-solana-150k.csv"
+	if _, err := os.Stat(path); err != nil {
 		tb.Skip("shared data absent:", err)
 	}
-	defer f.Close()
-	var b Builder
-	if _, err := Parse(f, b.Add, nil); err != nil {
+	x, _, err := LoadFile(path)
+	if err != nil {
 		tb.Fatal(err)
 	}
-	return b.Build()
+	return x
 }
 
 func TestRealIndex(t *testing.T) {

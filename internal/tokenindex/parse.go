@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -244,4 +245,19 @@ func eachElement(dec *json.Decoder, fn func() error) error {
 	}
 	_, err = dec.Token() // ]
 	return err
+}
+
+// LoadFile parses a token file in any supported format into an Index.
+func LoadFile(path string) (*Index, ParseReport, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, ParseReport{}, err
+	}
+	defer f.Close()
+	var b Builder
+	rep, err := Parse(f, b.Add, nil)
+	if err != nil {
+		return nil, rep, fmt.Errorf("%s: %w", path, err)
+	}
+	return b.Build(), rep, nil
 }
