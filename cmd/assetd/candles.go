@@ -104,8 +104,9 @@ func (f *candleFlusher) run(ctx context.Context, every time.Duration) {
 }
 
 // loadCandles applies the retention to the store, then installs every
-// stored candle into the engine.
-func loadCandles(ctx context.Context, st candleStore, eng *analytics.Engine) (int, error) {
+// stored candle into the engine. Invalid rows (see Engine.LoadCandles)
+// are skipped and counted in one summary line; they never stop a start.
+func loadCandles(ctx context.Context, st candleStore, eng *analytics.Engine, log *slog.Logger) (int, error) {
 	if _, err := pruneStored(ctx, st, time.Now()); err != nil {
 		return 0, err
 	}
@@ -113,10 +114,11 @@ func loadCandles(ctx context.Context, st candleStore, eng *analytics.Engine) (in
 	if err != nil {
 		return 0, err
 	}
-	if err := eng.LoadCandles(rows); err != nil {
-		return 0, err
+	n, skipped := eng.LoadCandles(rows)
+	if len(skipped) > 0 {
+		log.Warn("invalid stored candles skipped", "skipped", len(skipped), "loaded", n, "first", skipped[0])
 	}
-	return len(rows), nil
+	return n, nil
 }
 
 func (c *cli) ingest(ctx context.Context, args []string) error {
@@ -148,7 +150,7 @@ func (c *cli) replay(ctx context.Context, st store, path string, batch int) erro
 	if err != nil {
 		return err
 	}
-	n, err := loadCandles(ctx, st, eng)
+	n, err := loadCandles(ctx, st, eng, slog.New(slog.NewTextHandler(c.stderr, nil)))
 	if err != nil {
 		return fmt.Errorf("ingest replay: load candles: %w", err)
 	}

@@ -152,7 +152,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	// regenerated from the simulation at every start.
 	var flusher *candleFlusher
 	if !cfg.demo {
-		n, err := loadCandles(ctx, st, eng)
+		n, err := loadCandles(ctx, st, eng, log)
 		if err != nil {
 			return fmt.Errorf("load candles: %w", err)
 		}
@@ -278,8 +278,13 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { mp.runWarmer(gctx, cat.Snapshot, cfg.market.warmInterval); return nil })
 	g.Go(func() error { api.RunTrending(gctx, trendingInterval); return nil })
 	g.Go(func() error { runPrune(gctx, eng, pruneInterval); return nil })
+	// flushStopped closes when the periodic flush loop has returned: the
+	// final flush must not run concurrently with it.
+	flushStopped := make(chan struct{})
 	if flusher != nil {
-		g.Go(func() error { flusher.run(gctx, 5*time.Second); return nil })
+		g.Go(func() error { defer close(flushStopped); flusher.run(gctx, 5*time.Second); return nil })
+	} else {
+		close(flushStopped)
 	}
 	if feed != nil {
 		start := feed.last
@@ -324,6 +329,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		if admin != nil {
 			_ = admin.Shutdown(sctx)
 		}
+		<-flushStopped
 		if flusher != nil {
 			if n, ferr := flusher.flush(sctx); ferr != nil {
 				log.Error("final candle flush failed", "err", ferr, "pending", flusher.pendingRows())

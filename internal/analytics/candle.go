@@ -3,7 +3,6 @@ package analytics
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"time"
@@ -148,7 +147,7 @@ func (s *series) add(start int64, price, usd float64, k *orderKey) (c *candle) {
 	c = &s.rows[i]
 	c.high = max(c.high, price)
 	c.low = min(c.low, price)
-	c.vol += usd
+	c.vol = addSat(c.vol, usd)
 	c.trades++
 	if c.openKey.after(k) {
 		c.open, c.openKey = price, *k
@@ -265,20 +264,22 @@ func (e *Engine) DirtyCandles() []CandleUpdate {
 }
 
 // LoadCandles installs persisted candles, replacing any in memory for the
-// same mint, interval and open time; loaded candles are not dirty. It
-// validates every row first and loads none if one is invalid. Rows whose
-// OpenRef/CloseRef are zero keep their open against later trades of the
-// same bar and take any later trade as their close. Rows past their
-// interval's retention go at the next Prune. Load before ingesting trades
-// the candles already contain (see Warm).
-func (e *Engine) LoadCandles(rows []CandleUpdate) error {
-	for i := range rows {
-		if err := checkCandle(&rows[i]); err != nil {
-			return fmt.Errorf("analytics: LoadCandles row %d: %w", i, err)
-		}
-	}
+// same mint, interval and open time; loaded candles are not dirty. A row
+// that fails validation (unknown interval, misaligned time, a price
+// outside MinPriceUSD..MaxPriceUSD, inconsistent high/low, a negative,
+// non-finite or above-MaxSumUSD volume, a negative trade count) is
+// skipped: it is returned in skipped (one error per row, naming it) and
+// the other rows load. Rows whose OpenRef/CloseRef are zero keep their
+// open against later trades of the same bar and take any later trade as
+// their close. Rows past their interval's retention go at the next Prune.
+// Load before ingesting trades the candles already contain (see Warm).
+func (e *Engine) LoadCandles(rows []CandleUpdate) (loaded int, skipped []error) {
 	for i := range rows {
 		r := &rows[i]
+		if err := checkCandle(r); err != nil {
+			skipped = append(skipped, fmt.Errorf("analytics: candle %s %s %d skipped: %w", r.Mint, r.Interval, r.Time, err))
+			continue
+		}
 		iv, _ := intervalIndex(r.Interval)
 		sh := e.shardOf(r.Mint)
 		sh.mu.Lock()
@@ -291,9 +292,12 @@ func (e *Engine) LoadCandles(rows []CandleUpdate) error {
 			s.rows = slices.Insert(s.rows, j, c)
 		}
 		sh.mu.Unlock()
+		loaded++
 	}
-	return nil
+	return loaded, skipped
 }
+
+func priceInRange(p float64) bool { return p >= MinPriceUSD && p <= MaxPriceUSD }
 
 func checkCandle(r *CandleUpdate) error {
 	iv, ok := intervalIndex(r.Interval)
@@ -306,9 +310,11 @@ func checkCandle(r *CandleUpdate) error {
 		return fmt.Errorf("time %d is not aligned to %s", r.Time, r.Interval)
 	case !positive(r.Open) || !positive(r.High) || !positive(r.Low) || !positive(r.Close):
 		return fmt.Errorf("non-positive price at %d", r.Time)
+	case !priceInRange(r.Open) || !priceInRange(r.High) || !priceInRange(r.Low) || !priceInRange(r.Close):
+		return fmt.Errorf("price out of range at %d", r.Time)
 	case r.High < max(r.Open, r.Close, r.Low) || r.Low > min(r.Open, r.Close):
 		return fmt.Errorf("inconsistent high/low at %d", r.Time)
-	case !(r.Volume >= 0) || math.IsInf(r.Volume, 1) || r.Trades < 0:
+	case !(r.Volume >= 0) || r.Volume > MaxSumUSD || r.Trades < 0:
 		return fmt.Errorf("invalid volume or trade count at %d", r.Time)
 	}
 	return nil

@@ -2,7 +2,9 @@ package analytics
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -234,8 +236,8 @@ func TestDirtyCandlesAndLoad(t *testing.T) {
 		t.Fatalf("persisted %d rows, engine has %d", len(persisted), len(all))
 	}
 	e2 := newEngine(t, clk)
-	if err := e2.LoadCandles(persisted); err != nil {
-		t.Fatalf("LoadCandles: %v", err)
+	if n, skipped := e2.LoadCandles(persisted); n != len(persisted) || skipped != nil {
+		t.Fatalf("LoadCandles = %d, %v", n, skipped)
 	}
 	if d := e2.DirtyCandles(); len(d) != 0 {
 		t.Errorf("loaded candles are dirty: %v", d)
@@ -253,16 +255,16 @@ func TestDirtyCandlesAndLoad(t *testing.T) {
 		}
 	}
 
-	// Invalid rows are refused as a whole.
+	// Invalid rows are skipped, each with its reason; the valid ones load.
 	bad := []CandleUpdate{
 		{Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, 1, 1)},
 		{Mint: mintB, Interval: "1H", CandleRow: row(monday+1, 1, 2, 0.5, 1.5, 1, 1)}, // unaligned
 	}
-	if err := e2.LoadCandles(bad); err == nil {
-		t.Error("LoadCandles(unaligned) = nil")
+	if n, skipped := e2.LoadCandles(bad); n != 1 || len(skipped) != 1 || !strings.Contains(skipped[0].Error(), "aligned") {
+		t.Errorf("LoadCandles(valid, unaligned) = %d, %v", n, skipped)
 	}
-	if got := e2.Candles(mintB, "1H", 0, now); got != nil {
-		t.Errorf("partial load: %v", got)
+	if got := e2.Candles(mintB, "1H", 0, now); len(got) != 1 || got[0].Time != monday {
+		t.Errorf("valid row of a partly invalid load: %v", got)
 	}
 	for name, r := range map[string]CandleUpdate{
 		"bad mint":  {Mint: "x", Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, 1, 1)},
@@ -271,17 +273,30 @@ func TestDirtyCandlesAndLoad(t *testing.T) {
 		"low>close": {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 1.2, 1.1, 1, 1)},
 		"zero":      {Mint: mintB, Interval: "1H", CandleRow: row(monday, 0, 2, 0.5, 1.5, 1, 1)},
 		"neg vol":   {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, -1, 1)},
+		// What two usdAmount 1e308 trades persisted before the value
+		// bounds existed: it stopped `assetd serve` from starting.
+		"+Inf vol":     {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, math.Inf(1), 2)},
+		"1e308 vol":    {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, 1e308, 1)},
+		"NaN vol":      {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, math.NaN(), 1)},
+		"1e308 price":  {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 1e308, 0.5, 1.5, 1, 1)},
+		"neg trades":   {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, 1, -1)},
+		"Inf open":     {Mint: mintB, Interval: "1H", CandleRow: row(monday, math.Inf(1), math.Inf(1), 0.5, 1.5, 1, 1)},
+		"tiny low":     {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 1e-300, 1.5, 1, 1)},
 	} {
-		if err := e2.LoadCandles([]CandleUpdate{r}); err == nil {
-			t.Errorf("LoadCandles(%s) = nil", name)
+		e4 := newEngine(t, clk)
+		if n, skipped := e4.LoadCandles([]CandleUpdate{r}); n != 0 || len(skipped) != 1 {
+			t.Errorf("LoadCandles(%s) = %d, %v; want it skipped", name, n, skipped)
+		}
+		if got := e4.Candles(mintB, "1H", 0, now); got != nil {
+			t.Errorf("LoadCandles(%s) loaded %v", name, got)
 		}
 	}
 
 	// Without refs, a loaded bar keeps its open and takes later trades'
 	// closes.
 	e3 := newEngine(t, clk)
-	if err := e3.LoadCandles([]CandleUpdate{{Mint: mintC, Interval: "1H", CandleRow: row(monday, 5, 6, 4, 5.5, 100, 10)}}); err != nil {
-		t.Fatal(err)
+	if _, skipped := e3.LoadCandles([]CandleUpdate{{Mint: mintC, Interval: "1H", CandleRow: row(monday, 5, 6, 4, 5.5, 100, 10)}}); skipped != nil {
+		t.Fatal(skipped)
 	}
 	mustIngest(t, e3, trade("n1", mintC, monday+10, 7, 10, 1))
 	if diff := cmp.Diff([]CandleRow{row(monday, 5, 7, 4, 7, 110, 11)}, e3.Candles(mintC, "1H", 0, now)); diff != "" {

@@ -83,9 +83,9 @@ func (ms *mintState) fillQuality(m int64) *asset.ExecutionQuality {
 	var trades, botTrades int64
 	for i := range bk {
 		b := &bk[i]
-		q.Volume24hUSD += b.vol
-		q.BotVolume24hUSD += b.botVol
-		q.Fee24hUSD += b.fee
+		q.Volume24hUSD = addSat(q.Volume24hUSD, b.vol)
+		q.BotVolume24hUSD = addSat(q.BotVolume24hUSD, b.botVol)
+		q.Fee24hUSD = addSat(q.Fee24hUSD, b.fee)
 		trades += int64(b.trades)
 		botTrades += int64(b.botTrades)
 		for _, f := range b.flows {

@@ -50,6 +50,33 @@ const (
 	MinBlockTime = 1_577_836_800
 )
 
+// Value bounds (docs/analytics.md, "Value bounds"). They reject what no
+// real trade carries, long before a sum could overflow: a million
+// trades at MaxUSDAmount sum to 1e16, far below MaxSumUSD.
+const (
+	// MaxUSDAmount bounds usdAmount and feeUsd: $10 billion, more than
+	// any single swap has moved.
+	MaxUSDAmount = 1e10
+	// MinPriceUSD and MaxPriceUSD bound priceUsd (per whole token): from
+	// 1e-18 (far below the cheapest meme token) to $1 billion (four
+	// orders of magnitude above the dearest token).
+	MinPriceUSD = 1e-18
+	MaxPriceUSD = 1e9
+	// MaxTokenAmount bounds tokenAmount: a u64 raw amount at 0 decimals
+	// is at most 1.8e19.
+	MaxTokenAmount = 1e20
+	// AmountTolerance is how far usdAmount may be from tokenAmount ×
+	// priceUsd, relative to the larger of the two: 10% covers fees,
+	// slippage and a price quoted before the fill; AmountSlackUSD (one
+	// cent) more covers dust trades whose token amount was rounded to the
+	// token's decimals.
+	AmountTolerance = 0.10
+	AmountSlackUSD  = 0.01
+	// MaxSumUSD is where candle and window USD sums saturate (and the
+	// most a persisted candle's volume may hold).
+	MaxSumUSD = 1e18
+)
+
 // Reason is the stable code of a rejected trade; IngestResult.Reasons
 // counts rejections by it.
 type Reason string
@@ -71,6 +98,14 @@ const (
 	ReasonInvalidVenue      Reason = "invalid_venue"
 	ReasonInvalidFlowSource Reason = "invalid_flow_source"
 	ReasonInvalidFee        Reason = "invalid_fee"
+	// ReasonAmountTooLarge: tokenAmount above MaxTokenAmount or usdAmount
+	// above MaxUSDAmount.
+	ReasonAmountTooLarge Reason = "amount_too_large"
+	// ReasonPriceOutOfRange: priceUsd outside MinPriceUSD..MaxPriceUSD.
+	ReasonPriceOutOfRange Reason = "price_out_of_range"
+	// ReasonInconsistentAmount: usdAmount is not tokenAmount × priceUsd
+	// within AmountTolerance (+ AmountSlackUSD).
+	ReasonInconsistentAmount Reason = "inconsistent_usd_amount"
 )
 
 // ValidationError says why a trade was rejected: a stable Code and the
@@ -116,10 +151,18 @@ func (t *Trade) Validate() error {
 		return invalid(ReasonInvalidSide, "side")
 	case !positive(t.TokenAmount):
 		return invalid(ReasonNonPositiveAmount, "tokenAmount")
+	case t.TokenAmount > MaxTokenAmount:
+		return invalid(ReasonAmountTooLarge, "tokenAmount")
 	case !positive(t.USDAmount):
 		return invalid(ReasonNonPositiveAmount, "usdAmount")
+	case t.USDAmount > MaxUSDAmount:
+		return invalid(ReasonAmountTooLarge, "usdAmount")
 	case !positive(t.PriceUSD):
 		return invalid(ReasonNonPositivePrice, "priceUsd")
+	case t.PriceUSD < MinPriceUSD || t.PriceUSD > MaxPriceUSD:
+		return invalid(ReasonPriceOutOfRange, "priceUsd")
+	case !consistentAmounts(t.USDAmount, t.TokenAmount, t.PriceUSD):
+		return invalid(ReasonInconsistentAmount, "usdAmount")
 	case !validAddress(t.Wallet):
 		return invalid(ReasonInvalidWallet, "wallet")
 	case t.Venue == "":
@@ -128,7 +171,7 @@ func (t *Trade) Validate() error {
 		return invalid(ReasonInvalidVenue, "venue")
 	case len(t.FlowSource) > MaxLabelLen || !printable(t.FlowSource):
 		return invalid(ReasonInvalidFlowSource, "flowSource")
-	case !(t.FeeUSD >= 0) || math.IsInf(t.FeeUSD, 1):
+	case !(t.FeeUSD >= 0) || t.FeeUSD > MaxUSDAmount:
 		return invalid(ReasonInvalidFee, "feeUsd")
 	}
 	return nil
@@ -147,6 +190,17 @@ func ParseTrade(data []byte) (Trade, error) {
 	}
 	return t, nil
 }
+
+// consistentAmounts reports whether usd is tokens × price within
+// AmountTolerance of the larger of the two, plus AmountSlackUSD. The
+// operands are bounded (validated before), so the product is finite.
+func consistentAmounts(usd, tokens, price float64) bool {
+	implied := tokens * price
+	return math.Abs(usd-implied) <= AmountTolerance*max(usd, implied)+AmountSlackUSD
+}
+
+// addSat adds v to a USD sum, saturating at MaxSumUSD.
+func addSat(sum, v float64) float64 { return min(sum+v, MaxSumUSD) }
 
 // positive reports whether v is a positive finite number.
 func positive(v float64) bool {

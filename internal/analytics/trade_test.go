@@ -64,6 +64,20 @@ func TestValidate(t *testing.T) {
 		{"negative fee", func(t *Trade) { t.FeeUSD = -0.01 }, ReasonInvalidFee, "feeUsd"},
 		{"NaN fee", func(t *Trade) { t.FeeUSD = math.NaN() }, ReasonInvalidFee, "feeUsd"},
 		{"infinite fee", func(t *Trade) { t.FeeUSD = math.Inf(1) }, ReasonInvalidFee, "feeUsd"},
+		// Value bounds: each value below passed validation before them.
+		{"usd amount 1e308 (two made a +Inf candle volume)", func(t *Trade) { t.USDAmount = 1e308 }, ReasonAmountTooLarge, "usdAmount"},
+		{"usd amount above the ceiling", func(t *Trade) { t.USDAmount, t.TokenAmount = MaxUSDAmount*1.01, MaxUSDAmount*1.01/150 }, ReasonAmountTooLarge, "usdAmount"},
+		{"usd amount at the ceiling", func(t *Trade) { t.USDAmount, t.TokenAmount = MaxUSDAmount, MaxUSDAmount/150 }, "", ""},
+		{"token amount 1e300", func(t *Trade) { t.TokenAmount = 1e300 }, ReasonAmountTooLarge, "tokenAmount"},
+		{"price 1e308", func(t *Trade) { t.PriceUSD = 1e308 }, ReasonPriceOutOfRange, "priceUsd"},
+		{"price above the ceiling", func(t *Trade) { t.PriceUSD, t.USDAmount, t.TokenAmount = 2e9, 2e9, 1 }, ReasonPriceOutOfRange, "priceUsd"},
+		{"denormal price", func(t *Trade) { t.PriceUSD = 5e-324 }, ReasonPriceOutOfRange, "priceUsd"},
+		{"meme-token price", func(t *Trade) { t.PriceUSD, t.TokenAmount, t.USDAmount = 3e-9, 1e11, 300 }, "", ""},
+		{"usd amount ten times tokens × price", func(t *Trade) { t.USDAmount = 3000 }, ReasonInconsistentAmount, "usdAmount"},
+		{"usd amount a tenth of tokens × price", func(t *Trade) { t.USDAmount = 30 }, ReasonInconsistentAmount, "usdAmount"},
+		{"usd amount 9% off (fees, slippage)", func(t *Trade) { t.USDAmount = 300 * 1.09 }, "", ""},
+		{"dust: token amount rounded up", func(t *Trade) { t.TokenAmount, t.USDAmount, t.PriceUSD = 2e-7, 0.015, 100_000 }, "", ""},
+		{"fee 1e308", func(t *Trade) { t.FeeUSD = 1e308 }, ReasonInvalidFee, "feeUsd"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

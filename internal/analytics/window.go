@@ -270,13 +270,13 @@ func (ms *mintState) addTrade(m int64, t *Trade, k tick, walletHash uint64) {
 	if i > 0 {
 		ms.bk[i-1].mkFresh = false
 	}
-	b.vol += t.USDAmount
+	b.vol = addSat(b.vol, t.USDAmount)
 	b.trades++
 	if t.IsBot {
-		b.botVol += t.USDAmount
+		b.botVol = addSat(b.botVol, t.USDAmount)
 		b.botTrades++
 	}
-	b.fee += t.FeeUSD
+	b.fee = addSat(b.fee, t.FeeUSD)
 	b.addFlow(t.FlowSource)
 	b.addTick(k)
 	b.wallets.add(walletHash)
@@ -284,7 +284,7 @@ func (ms *mintState) addTrade(m int64, t *Trade, k tick, walletHash uint64) {
 	r := &ms.roll
 	for w := range numWindows {
 		if m > ms.head-windowMinutes[w] {
-			r.vol[w] += t.USDAmount
+			r.vol[w] = addSat(r.vol[w], t.USDAmount)
 			r.trades[w]++
 		}
 	}
@@ -308,7 +308,7 @@ func (ms *mintState) resync() {
 		b := &ms.bk[i]
 		for w := range numWindows {
 			if b.min > ms.head-windowMinutes[w] {
-				r.vol[w] += b.vol
+				r.vol[w] = addSat(r.vol[w], b.vol)
 				r.trades[w] += int64(b.trades)
 			}
 		}
@@ -389,7 +389,7 @@ func (ms *mintState) scan(m, nowSec int64) WindowMetrics {
 		age := m - b.min
 		for w := range numWindows {
 			if age < windowMinutes[w] {
-				vol[w] += b.vol
+				vol[w] = addSat(vol[w], b.vol)
 				trades[w] += int64(b.trades)
 			}
 		}

@@ -108,6 +108,10 @@ func newHarness(t testing.TB, policy ratelimit.Policy, extra ...route) *harness 
 		Keys: h.keys, Limiter: ratelimit.NewMemory(), Usage: h.usage,
 		Sessions:      fakeSessions{"good": {UserID: "user_1", SessionID: "sess_1", PrimaryEmail: "a@example.com"}},
 		DefaultPolicy: policy, Now: func() time.Time { return h.now },
+		// Generous: blocks of the fakes finish at once, and a loaded
+		// machine must not turn them into timeouts (TestIncludeDeadline
+		// sets its own).
+		IncludeDeadline: time.Minute,
 	})
 	h.h = h.srv.build(extra)
 	return h
