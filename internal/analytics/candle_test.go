@@ -275,13 +275,13 @@ func TestDirtyCandlesAndLoad(t *testing.T) {
 		"neg vol":   {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, -1, 1)},
 		// What two usdAmount 1e308 trades persisted before the value
 		// bounds existed: it stopped `assetd serve` from starting.
-		"+Inf vol":     {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, math.Inf(1), 2)},
-		"1e308 vol":    {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, 1e308, 1)},
-		"NaN vol":      {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, math.NaN(), 1)},
-		"1e308 price":  {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 1e308, 0.5, 1.5, 1, 1)},
-		"neg trades":   {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, 1, -1)},
-		"Inf open":     {Mint: mintB, Interval: "1H", CandleRow: row(monday, math.Inf(1), math.Inf(1), 0.5, 1.5, 1, 1)},
-		"tiny low":     {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 1e-300, 1.5, 1, 1)},
+		"+Inf vol":    {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, math.Inf(1), 2)},
+		"1e308 vol":   {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, 1e308, 1)},
+		"NaN vol":     {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, math.NaN(), 1)},
+		"1e308 price": {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 1e308, 0.5, 1.5, 1, 1)},
+		"neg trades":  {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 0.5, 1.5, 1, -1)},
+		"Inf open":    {Mint: mintB, Interval: "1H", CandleRow: row(monday, math.Inf(1), math.Inf(1), 0.5, 1.5, 1, 1)},
+		"tiny low":    {Mint: mintB, Interval: "1H", CandleRow: row(monday, 1, 2, 1e-300, 1.5, 1, 1)},
 	} {
 		e4 := newEngine(t, clk)
 		if n, skipped := e4.LoadCandles([]CandleUpdate{r}); n != 0 || len(skipped) != 1 {
