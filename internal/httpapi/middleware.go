@@ -23,6 +23,9 @@ type recorder struct {
 	http.ResponseWriter
 	status  int
 	matched bool
+	// nonFinite is the JSON path of the first NaN or ±Inf writeJSON
+	// wrote as null ("" when none).
+	nonFinite string
 }
 
 func (rw *recorder) WriteHeader(code int) {
@@ -146,6 +149,12 @@ func (s *Server) withInstrument(next http.Handler) http.Handler {
 			s.d.Log.LogAttrs(r.Context(), accessLevel(status), "request",
 				slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("route", route),
 				slog.String("path", r.URL.Path), slog.Int("status", status), slog.Duration("dur", d), slog.String("key", keyID))
+			if rw.nonFinite != "" {
+				if _, seen := s.nonFinite.LoadOrStore(route+" "+rw.nonFinite, struct{}{}); !seen {
+					s.d.Log.WarnContext(r.Context(), "non-finite number written as null (logged once per route and field)",
+						"request_id", ri.id, "route", route, "field", rw.nonFinite)
+				}
+			}
 		}()
 		next.ServeHTTP(rw, r)
 	})

@@ -27,7 +27,21 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	buf.Reset()
 	defer bufPool.Put(buf)
 	if err := json.NewEncoder(buf).Encode(v); err != nil {
-		return fmt.Errorf("encode response: %w", err)
+		// encoding/json refuses NaN and ±Inf: write them as null (slow
+		// path, never taken by a finite body) and let the request log
+		// say where.
+		var uv *json.UnsupportedValueError
+		if !errors.As(err, &uv) {
+			return fmt.Errorf("encode response: %w", err)
+		}
+		buf.Reset()
+		first, err := encodeFinite(buf, v)
+		if err != nil {
+			return err
+		}
+		if rw, ok := w.(*recorder); ok {
+			rw.nonFinite = first
+		}
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")

@@ -102,6 +102,9 @@ type Server struct {
 	// trending is the current trending set (RefreshTrending).
 	trending atomic.Pointer[trendingView]
 	mu       sync.Mutex
+	// nonFinite remembers the route and JSON path of each non-finite
+	// number written as null, so each is logged once.
+	nonFinite sync.Map
 }
 
 // New builds the server and its route table.
