@@ -43,6 +43,10 @@ type marketFlags struct {
 
 	warmInterval  time.Duration
 	startupWarmup time.Duration
+
+	// implausible counts the upstream values the adapters null (set by
+	// serve to the metric; not a flag).
+	implausible func(provider, field string)
 }
 
 // marketPipeline is the market cache with what feeds it.
@@ -68,7 +72,7 @@ func newMarketPipeline(cfg serveConfig, snap *registry.Snapshot, eng marketcache
 		o.Budget = 0 // simulated: no upstream to protect
 	} else {
 		if cfg.market.marketAKey != "" {
-			a, err := marketa.New(marketa.Config{BaseURL: cfg.market.marketAURL, APIKey: cfg.market.marketAKey, Logger: log})
+			a, err := marketa.New(marketa.Config{BaseURL: cfg.market.marketAURL, APIKey: cfg.market.marketAKey, Logger: log, Implausible: cfg.market.implausible})
 			if err != nil {
 				return nil, fmt.Errorf("marketdata_a: %w", err)
 			}
@@ -76,7 +80,7 @@ func newMarketPipeline(cfg serveConfig, snap *registry.Snapshot, eng marketcache
 			o.Markets, o.OHLCV = a, a
 		}
 		if cfg.market.marketB {
-			b, err := marketb.New(marketb.Config{BaseURL: cfg.market.marketBURL, Logger: log})
+			b, err := marketb.New(marketb.Config{BaseURL: cfg.market.marketBURL, Logger: log, Implausible: cfg.market.implausible})
 			if err != nil {
 				return nil, fmt.Errorf("marketdata_b: %w", err)
 			}
@@ -111,7 +115,7 @@ func (p *marketPipeline) canonicalProviders(f marketFlags, o *marketcache.Option
 	// Files are local reads: no request budget.
 	o.Budgets = map[string]float64{asset.SourceAnalyticsStock: 0, asset.SourcePreIPO: 0}
 	if f.ext || f.extKey != "" {
-		c, err := extprovider.New(extprovider.Config{BaseURL: f.extURL, APIKey: f.extKey, Pro: f.extPro, Logger: log})
+		c, err := extprovider.New(extprovider.Config{BaseURL: f.extURL, APIKey: f.extKey, Pro: f.extPro, Logger: log, Implausible: f.implausible})
 		if err != nil {
 			return fmt.Errorf("extprovider: %w", err)
 		}

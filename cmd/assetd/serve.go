@@ -144,6 +144,8 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	m := metrics.New()
+	cfg.market.implausible = func(provider, field string) { m.ProviderNulled.WithLabelValues(provider, field).Inc() }
 	mp, err := newMarketPipeline(cfg, snap, eng, log)
 	if err != nil {
 		return err
@@ -248,7 +250,6 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	m := metrics.New()
 	rec := usage.NewRecorder(st, log, usage.Options{})
 	api := httpapi.New(httpapi.Deps{
 		Log: log, Metrics: m, Keys: keys, Limiter: ratelimit.NewMemory(), Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,

@@ -19,6 +19,9 @@ type Metrics struct {
 	// Includes counts asset detail include blocks by block and outcome
 	// ("ok" or the block's reason: forbidden, timeout, not_available, ...).
 	Includes *prometheus.CounterVec
+	// ProviderNulled counts upstream values a provider adapter nulled as
+	// implausible (internal/bounds), by provider and field.
+	ProviderNulled *prometheus.CounterVec
 }
 
 // New creates and registers the collectors, plus the Go and process
@@ -48,8 +51,11 @@ func New() *Metrics {
 		Includes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "assetd_include_blocks_total", Help: "Asset detail include blocks by block and outcome.",
 		}, []string{"block", "outcome"}),
+		ProviderNulled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "assetd_provider_values_nulled_total", Help: "Implausible upstream values (negative, non-finite, above the ceilings) served as null, by provider and field.",
+		}, []string{"provider", "field"}),
 	}
-	m.Registry.MustRegister(m.Requests, m.Latency, m.InFlight, m.Limiter, m.Panics, m.AuthFails, m.Includes,
+	m.Registry.MustRegister(m.Requests, m.Latency, m.InFlight, m.Limiter, m.Panics, m.AuthFails, m.Includes, m.ProviderNulled,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

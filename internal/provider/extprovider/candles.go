@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/assetd/assetd/internal/bounds"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/provider/internal/upstream"
 )
@@ -87,7 +88,7 @@ func (c *Client) CoinCandles(ctx context.Context, id string, interval market.Int
 	if err != nil {
 		return nil, err
 	}
-	return bucket(pts, interval, from, to), nil
+	return bounds.Candles(bucket(pts, interval, from, to), c.http.Nulled), nil
 }
 
 // bucket folds price points into candles of interval: the points in

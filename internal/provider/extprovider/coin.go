@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/assetd/assetd/internal/bounds"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/provider/internal/upstream"
 )
@@ -86,7 +87,11 @@ func (c *Client) Coin(ctx context.Context, id string) (market.Coin, error) {
 	if err != nil {
 		return market.Coin{}, err
 	}
-	return parseCoin(body)
+	coin, err := parseCoin(body)
+	if err == nil {
+		bounds.Coin(&coin, c.http.Nulled)
+	}
+	return coin, err
 }
 
 // parseCoin decodes a /coins/{id} answer. One without an id is

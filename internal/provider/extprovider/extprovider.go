@@ -95,6 +95,9 @@ type Config struct {
 	MaxBody int64
 	// Now is the clock for HTTP-date Retry-After; nil means time.Now.
 	Now func() time.Time
+	// Implausible counts each decoded value nulled by internal/bounds, by
+	// provider and field (e.g. a metric); nil counts nothing.
+	Implausible func(provider, field string)
 }
 
 // Client is the extprovider adapter. It is safe for concurrent use.
@@ -132,6 +135,7 @@ func New(cfg Config) (*Client, error) {
 		SecretHeaders:  []string{DemoKeyHeader, ProKeyHeader},
 		MaxBody:        cfg.MaxBody,
 		Now:            cfg.Now,
+		Implausible:    cfg.Implausible,
 	})
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/assetd/assetd/internal/bounds"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/provider/internal/upstream"
 )
@@ -132,6 +133,9 @@ func (c *Client) Tickers(ctx context.Context, id string, limit int) ([]market.Ti
 		if n < TickersPageSize {
 			break
 		}
+	}
+	for i := range out {
+		bounds.Ticker(&out[i], c.http.Nulled)
 	}
 	sortTickers(out)
 	if len(out) > limit {

@@ -67,6 +67,9 @@ type Config struct {
 	// Now is the clock for LastFetchedAt and HTTP-date Retry-After; nil
 	// means time.Now.
 	Now func() time.Time
+	// Implausible counts each decoded value nulled by internal/bounds, by
+	// provider and field (e.g. a metric); nil counts nothing.
+	Implausible func(provider, field string)
 }
 
 // Client is the marketdata_a adapter. It is safe for concurrent use.
@@ -112,6 +115,7 @@ func New(cfg Config) (*Client, error) {
 		SecretHeaders:  []string{"X-API-KEY"},
 		MaxBody:        cfg.MaxBody,
 		Now:            cfg.Now,
+		Implausible:    cfg.Implausible,
 	})
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/assetd/assetd/internal/bounds"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/provider/internal/upstream"
 )
@@ -153,6 +154,9 @@ func (c *Client) Markets(ctx context.Context, mint string, limit int) ([]market.
 		if len(page) < pageLimit || (total >= 0 && offset >= total) {
 			break
 		}
+	}
+	for i := range out {
+		bounds.DEXMarket(&out[i], c.http.Nulled)
 	}
 	upstream.SortMarkets(out)
 	return out, nil

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/assetd/assetd/internal/bounds"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/provider/internal/upstream"
 )
@@ -107,7 +108,7 @@ func (c *Client) OHLCV(ctx context.Context, mint string, interval market.Interva
 		}
 		cur = last + step
 	}
-	return normalizeCandles(all, from, to), nil
+	return bounds.Candles(normalizeCandles(all, from, to), c.http.Nulled), nil
 }
 
 // normalizeCandles keeps the candles in [from, to), sorted by time, one

@@ -9,6 +9,7 @@ import (
 	"net/url"
 
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/bounds"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/provider/internal/upstream"
 )
@@ -150,5 +151,7 @@ func (c *Client) snapshot(ctx context.Context, mint string) (market.Token, bool,
 	if err != nil || !ok {
 		return market.Token{}, false, err
 	}
-	return o.token(mint, unixMilli(c.http.Now())), true, nil
+	t := o.token(mint, unixMilli(c.http.Now()))
+	bounds.Market(&t.Market, c.http.Nulled)
+	return t, true, nil
 }

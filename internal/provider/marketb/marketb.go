@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/bounds"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/provider/internal/upstream"
 )
@@ -56,6 +57,9 @@ type Config struct {
 	// Now is the clock for LastFetchedAt and HTTP-date Retry-After; nil
 	// means time.Now.
 	Now func() time.Time
+	// Implausible counts each decoded value nulled by internal/bounds, by
+	// provider and field (e.g. a metric); nil counts nothing.
+	Implausible func(provider, field string)
 }
 
 // Client is the marketdata_b adapter. It is safe for concurrent use.
@@ -94,6 +98,7 @@ func New(cfg Config) (*Client, error) {
 		Logger:         cfg.Logger,
 		MaxBody:        cfg.MaxBody,
 		Now:            cfg.Now,
+		Implausible:    cfg.Implausible,
 	})
 	if err != nil {
 		return nil, err
@@ -141,6 +146,7 @@ func (c *Client) Snapshots(ctx context.Context, mints []string) (map[string]mark
 		}
 		for _, m := range chunk {
 			if t, ok := summarize(m, got[i], fetchedAt); ok {
+				bounds.Market(&t.Market, c.http.Nulled)
 				out[m] = t
 			}
 		}
@@ -175,7 +181,9 @@ func (c *Client) Markets(ctx context.Context, mint string, limit int) ([]market.
 	var out []market.DEXMarket
 	for _, p := range ps {
 		if p.BaseToken.Address == mint || p.QuoteToken.Address == mint {
-			out = append(out, p.dexMarket())
+			d := p.dexMarket()
+			bounds.DEXMarket(&d, c.http.Nulled)
+			out = append(out, d)
 		}
 	}
 	upstream.SortMarkets(out)

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -206,5 +207,82 @@ func Timeouts(t *testing.T, call func(ctx context.Context, h http.Handler, timeo
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 		defer cancel()
 		check(t, call(ctx, Blocking(t), -1))
+	})
+}
+
+// Patch returns doc (a JSON document) with the value at path (object keys
+// and array indexes) replaced by raw JSON: a recorded response turned into
+// the garbage an upstream may send (1e308, a negative liquidity).
+func Patch(t testing.TB, doc []byte, raw string, path ...any) []byte {
+	t.Helper()
+	var root any
+	if err := json.Unmarshal(doc, &root); err != nil {
+		t.Fatalf("Patch: %v", err)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		t.Fatalf("Patch value %s: %v", raw, err)
+	}
+	cur := root
+	for i, p := range path {
+		last := i == len(path)-1
+		switch k := p.(type) {
+		case string:
+			m, ok := cur.(map[string]any)
+			if !ok {
+				t.Fatalf("Patch: %v is not an object at %v", path[:i], k)
+			}
+			if last {
+				m[k] = v
+			}
+			cur = m[k]
+		case int:
+			a, ok := cur.([]any)
+			if !ok || k >= len(a) {
+				t.Fatalf("Patch: %v has no index %d", path[:i], k)
+			}
+			if last {
+				a[k] = v
+			}
+			cur = a[k]
+		}
+	}
+	out, err := json.Marshal(root)
+	if err != nil {
+		t.Fatalf("Patch: %v", err)
+	}
+	return out
+}
+
+// Nulled records the values an adapter reports as nulled
+// (Config.Implausible), as "provider/field" counts.
+type Nulled struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// Report is the Config.Implausible hook.
+func (r *Nulled) Report(provider, field string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == nil {
+		r.n = map[string]int{}
+	}
+	r.n[provider+"/"+field]++
+}
+
+// Counts returns a copy of the counts.
+func (r *Nulled) Counts() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.n)
+}
+
+// Recorder answers 200 with the body body() returns at each call (an
+// upstream whose answer the test changes between calls).
+func Recorder(body func() []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body())
 	})
 }

@@ -69,6 +69,9 @@ type Options struct {
 	// Now is the clock used to turn an HTTP-date Retry-After into a
 	// duration; nil means time.Now.
 	Now func() time.Time
+	// Implausible counts a value the adapter nulled (internal/bounds) by
+	// provider name and field; nil counts nothing.
+	Implausible func(provider, field string)
 }
 
 // Client performs GET requests against one upstream API.
@@ -82,6 +85,8 @@ type Client struct {
 	secrets []string
 	maxBody int64
 	now     func() time.Time
+	// nulled reports each implausible value the adapter nulled.
+	nulled func(provider, field string)
 }
 
 // New validates o and returns a Client.
@@ -99,6 +104,7 @@ func New(o Options) (*Client, error) {
 	}
 	c := &Client{
 		name:    o.Name,
+		nulled:  o.Implausible,
 		base:    strings.TrimRight(u.String(), "/"),
 		hc:      o.HTTPClient,
 		timeout: o.Timeout,
@@ -158,6 +164,16 @@ func (c *Client) Now() time.Time { return c.now() }
 
 // Logger returns the client's logger (never nil).
 func (c *Client) Logger() *slog.Logger { return c.log }
+
+// Nulled is the bounds.Report of the adapter: it counts a nulled
+// implausible value under the provider's name (Options.Implausible) and
+// logs it at debug level.
+func (c *Client) Nulled(field string) {
+	c.log.Debug("implausible upstream value nulled", "provider", c.name, "field", field)
+	if c.nulled != nil {
+		c.nulled(c.name, field)
+	}
+}
 
 // StatusError is a non-2xx, non-429 answer. It wraps market.ErrUpstream.
 type StatusError struct {
