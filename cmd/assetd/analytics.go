@@ -14,7 +14,9 @@ import (
 // how much history is backfilled at start (so the 24 h windows are full).
 const (
 	demoFeedInterval = 3 * time.Second
-	demoBackfill     = 24 * time.Hour
+	// demoBackfill is a little over the 24 h window so the 24 h price
+	// change has a price before the window from the start.
+	demoBackfill = 24*time.Hour + 10*time.Minute
 	// demoSyncBackfill is the part of demoBackfill ingested before serving
 	// (about 1 s for the seed registry; all 24 h take about 15 s and run
 	// in the background).
@@ -46,58 +48,48 @@ func simTrade(t *demo.SimTrade) analytics.Trade {
 	}
 }
 
-// demoFeed feeds the analytics engine from the demo world.
+// demoFeed feeds the analytics engine from the demo world's trade stream
+// (every simulated trade exactly once, whatever the ticker's phase).
 type demoFeed struct {
-	eng   *analytics.Engine
-	world *demo.World
-	snap  func() *registry.Snapshot
-	last  time.Time // trades before last were ingested
-	// ctx, when set, stops a step between mints once done.
+	eng    *analytics.Engine
+	world  *demo.World
+	snap   func() *registry.Snapshot
+	stream *demo.TradeStream
+	last   time.Time // the stream's cursor: trades before last were ingested
+	from   time.Time // where the last backfill began
+	// ctx, when set, stops a step between batches once done.
 	ctx context.Context
 	buf []analytics.Trade
 }
 
-// step ingests every registry mint's trades in [f.last, now) and moves
-// f.last to now.
+// step ingests every registry mint's trades from f.last up to now (the
+// last complete minute of the world at most) and moves f.last there.
 func (f *demoFeed) step(now time.Time) analytics.IngestResult {
 	var total analytics.IngestResult
-	from := f.last
-	for _, mint := range registryMints(f.snap()) {
-		if f.ctx != nil && f.ctx.Err() != nil {
-			break
-		}
-		for a := from; a.Before(now); {
-			sim := f.world.Trades(mint, a, now)
-			if len(sim) == 0 {
-				break
-			}
-			f.buf = f.buf[:0]
-			for i := range sim {
-				f.buf = append(f.buf, simTrade(&sim[i]))
-			}
-			r := f.eng.Ingest(f.buf)
-			total.Accepted += r.Accepted
-			total.Duplicates += r.Duplicates
-			total.Rejected += r.Rejected
-			for k, n := range r.Reasons {
-				if total.Reasons == nil {
-					total.Reasons = map[string]int{}
-				}
-				total.Reasons[k] += n
-			}
-			if len(sim) < demo.MaxTradesPerCall {
-				break
-			}
-			// Capped: continue from the last second served (duplicates of
-			// that second are dropped by signature).
-			next := time.Unix(sim[len(sim)-1].BlockTime, 0)
-			if !next.After(a) {
-				next = a.Add(time.Second)
-			}
-			a = next
-		}
+	if f.stream == nil || !f.stream.Cursor().Equal(f.last) {
+		f.stream = f.world.TradeStream(f.last)
 	}
-	f.last = now
+	f.stream.Poll(registryMints(f.snap()), now, func(sim []demo.SimTrade) bool {
+		if f.ctx != nil && f.ctx.Err() != nil {
+			return false
+		}
+		f.buf = f.buf[:0]
+		for i := range sim {
+			f.buf = append(f.buf, simTrade(&sim[i]))
+		}
+		r := f.eng.Ingest(f.buf)
+		total.Accepted += r.Accepted
+		total.Duplicates += r.Duplicates
+		total.Rejected += r.Rejected
+		for k, n := range r.Reasons {
+			if total.Reasons == nil {
+				total.Reasons = map[string]int{}
+			}
+			total.Reasons[k] += n
+		}
+		return true
+	})
+	f.last = f.stream.Cursor()
 	return total
 }
 
@@ -106,12 +98,13 @@ func (f *demoFeed) backfill(now time.Time, d time.Duration, log *slog.Logger) {
 	f.backfillRange(now.Add(-d), now, log)
 }
 
-// backfillRange ingests the trades of [from, to) and leaves f.last at to.
+// backfillRange ingests the trades of [from, to) and leaves f.last at to
+// (the start of to's minute).
 func (f *demoFeed) backfillRange(from, to time.Time, log *slog.Logger) {
 	start := time.Now()
-	f.last = from
+	f.from, f.last = from, from
 	r := f.step(to)
-	log.Info("analytics backfilled from the demo world", "from", from.UTC().Format(time.RFC3339), "to", to.UTC().Format(time.RFC3339),
+	log.Info("analytics backfilled from the demo world", "from", from.UTC().Format(time.RFC3339), "to", f.last.UTC().Format(time.RFC3339),
 		"accepted", r.Accepted, "duplicates", r.Duplicates, "rejected", r.Rejected, "took", time.Since(start).Round(time.Millisecond))
 }
 

@@ -41,11 +41,11 @@ func TestDemoFeedBackfill(t *testing.T) {
 	f.last = now.Add(-span)
 	r := f.step(now)
 	t.Logf("backfill %s of %d mints: %+v in %s; engine %+v", span, len(registryMints(f.snap())), r, time.Since(start), f.eng.Stats())
-	if r.Accepted == 0 || r.Rejected != 0 {
+	if r.Accepted == 0 || r.Rejected != 0 || r.Duplicates != 0 {
 		t.Fatalf("backfill: %+v", r)
 	}
 	again := f.step(now.Add(2 * time.Minute))
-	if again.Rejected != 0 {
+	if again.Rejected != 0 || again.Duplicates != 0 {
 		t.Fatalf("step: %+v", again)
 	}
 	set := f.eng.Trending(now, nil)

@@ -288,7 +288,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		close(flushStopped)
 	}
 	if feed != nil {
-		start := feed.last
+		start := feed.from // the rest of the backfill ends where the synchronous part began
 		g.Go(func() error {
 			old := &demoFeed{eng: eng, world: mp.world, snap: cat.Snapshot, ctx: gctx}
 			old.backfillRange(start.Add(-(demoBackfill - demoSyncBackfill)), start, log)
