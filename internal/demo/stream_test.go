@@ -12,7 +12,7 @@ type settable struct {
 	t  time.Time
 }
 
-func (c *settable) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *settable) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *settable) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 // TestTradeStreamDeliversEveryTradeOnce: whatever the phase of the start
