@@ -136,6 +136,35 @@ type mintState struct {
 	hasAnch bool
 	roll    rolling
 	series  [numIntervals]series
+	// tradeHead is the latest trade minute seen; buckets of minutes
+	// before sealedTo are sealed (see seal).
+	tradeHead, sealedTo int64
+}
+
+// sealLagMinutes is how far the mint's newest trade must be past a
+// minute before its bucket is sealed: its markouts (which look 5 s
+// ahead, into the next minute) are computed for good and its per-trade
+// state is dropped, keeping only the last trade (the price path) and the
+// distinct wallets. A trade arriving later than that into a sealed
+// minute counts in every sum and count but has no markout.
+const sealLagMinutes = 3
+
+// seal seals the buckets of minutes before c (ascending, so a bucket's
+// markouts are computed while the next minute's trades are still there).
+func (ms *mintState) seal(c int64) {
+	for i := ms.find(ms.sealedTo); i < len(ms.bk) && ms.bk[i].min < c; i++ {
+		b := &ms.bk[i]
+		if !b.mkFresh {
+			ms.markoutBucket(i)
+		}
+		if len(b.ticks) > 1 {
+			b.ticks = []tick{*b.last()}
+		}
+		if h := b.wallets.compact(); cap(h) > len(h)+len(h)/4 {
+			b.wallets.h = slices.Clone(h)
+		}
+	}
+	ms.sealedTo = c
 }
 
 // find returns the index of the first bucket with minute >= m.
@@ -266,9 +295,21 @@ func (ms *mintState) addTrade(m int64, t *Trade, k tick, walletHash uint64) {
 		ms.bk = slices.Insert(ms.bk, i, bucket{min: m})
 	}
 	b := &ms.bk[i]
-	b.mkFresh = false
-	if i > 0 {
-		ms.bk[i-1].mkFresh = false
+	if m < ms.sealedTo {
+		// A late trade in a sealed minute: no markout (the cache stays),
+		// the bucket keeps only its last trade.
+		b.mkFresh = true
+		if len(b.ticks) == 0 {
+			b.ticks = append(b.ticks, k)
+		} else if k.after(b.last()) {
+			b.ticks[0] = k
+		}
+	} else {
+		b.mkFresh = false
+		if i > 0 && ms.bk[i-1].min >= ms.sealedTo {
+			ms.bk[i-1].mkFresh = false
+		}
+		b.addTick(k)
 	}
 	b.vol = addSat(b.vol, t.USDAmount)
 	b.trades++
@@ -278,7 +319,6 @@ func (ms *mintState) addTrade(m int64, t *Trade, k tick, walletHash uint64) {
 	}
 	b.fee = addSat(b.fee, t.FeeUSD)
 	b.addFlow(t.FlowSource)
-	b.addTick(k)
 	b.wallets.add(walletHash)
 
 	r := &ms.roll
@@ -286,6 +326,12 @@ func (ms *mintState) addTrade(m int64, t *Trade, k tick, walletHash uint64) {
 		if m > ms.head-windowMinutes[w] {
 			r.vol[w] = addSat(r.vol[w], t.USDAmount)
 			r.trades[w]++
+		}
+	}
+	if m > ms.tradeHead {
+		ms.tradeHead = m
+		if c := m - sealLagMinutes + 1; c > ms.sealedTo {
+			ms.seal(c)
 		}
 	}
 	prev, had := r.lastSeen.setIfLater(walletHash, m)

@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -181,14 +182,21 @@ func TestRollingMatchesScan(t *testing.T) {
 		if diff := cmp.Diff(wm, ms.metrics(m, now), cmpopts.EquateApprox(1e-9, 1e-6)); diff != "" {
 			t.Fatalf("step %d: metrics != scan (-scan +metrics):\n%s", step, diff)
 		}
-		// Cached per-minute markouts equal one pass over the window.
+		// Cached per-minute markouts equal one pass over the window's
+		// unsealed minutes plus the markouts sealed minutes keep
+		// (TestSealedMarkouts checks those).
 		q := ms.fillQuality(m)
 		lo, hi := ms.find(m-ringMinutes+1), ms.find(m+1)
+		us := max(lo, min(hi, ms.find(ms.sealedTo)))
 		n := 0
-		for _, b := range ms.bk[lo:hi] {
+		for _, b := range ms.bk[us:hi] {
 			n += len(b.ticks)
 		}
-		pnl, cnt := markouts(ms.bk[lo:hi], n)
+		pnl, cnt := markouts(ms.bk[us:hi], n)
+		for _, b := range ms.bk[lo:us] {
+			pnl += b.mkPnl
+			cnt += int(b.mkCount)
+		}
 		switch {
 		case cnt == 0 && q.MarkoutCount != nil:
 			t.Fatalf("step %d: markouts %v, want none", step, *q.MarkoutCount)
@@ -220,5 +228,66 @@ func TestRollingMatchesScan(t *testing.T) {
 				t.Fatalf("step %d: bucket %d outside (%d, %d]", step, b.min, ms.head-ringMinutes, ms.head)
 			}
 		}
+	}
+}
+
+// TestSealedMarkouts: trades arriving in order (within the seal lag) get
+// exactly the markouts of the definition once their minutes are sealed
+// and their per-trade state dropped; sealed buckets keep one tick.
+func TestSealedMarkouts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	now := int64(monday + 2*hour)
+	clk := newClock(now)
+	e := newEngine(t, clk)
+	var all []Trade
+	bt := now - 40*60
+	for i := range 600 {
+		bt += int64(rng.IntN(6))
+		tr := trade(fmt.Sprintf("s%04d", i), mintA, bt, 1+rng.Float64(), 1+float64(rng.IntN(100)), rng.IntN(20))
+		if rng.IntN(2) == 0 {
+			tr.Side = SideSell
+		}
+		all = append(all, tr)
+	}
+	for i := 0; i < len(all); i += 25 {
+		mustIngest(t, e, all[i:min(i+25, len(all))]...)
+	}
+	// The definition, by brute force (trades are in trade order).
+	var want float64
+	wantN := 0
+	for i, a := range all {
+		j := -1
+		for k := i + 1; k < len(all) && all[k].BlockTime <= a.BlockTime+MarkoutHorizonSeconds; k++ {
+			j = k
+		}
+		if j < 0 {
+			continue
+		}
+		q := a.TokenAmount
+		if a.Side == SideSell {
+			q = -q
+		}
+		want += (all[j].PriceUSD - a.PriceUSD) * q
+		wantN++
+	}
+	q := e.ExecutionQuality(mintA, at(bt))
+	if q.MarkoutCount == nil || *q.MarkoutCount != float64(wantN) || math.Abs(*q.MarkoutPnl24hUSD-want) > 1e-9*max(1, math.Abs(want)) {
+		t.Fatalf("markouts %v %v, want %d %v", q.MarkoutCount, q.MarkoutPnl24hUSD, wantN, want)
+	}
+	sh := e.shardOf(mintA)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	ms := sh.mints[mintA]
+	sealed := 0
+	for _, b := range ms.bk {
+		if b.min < ms.sealedTo {
+			sealed++
+			if len(b.ticks) != 1 {
+				t.Fatalf("sealed minute %d keeps %d ticks", b.min, len(b.ticks))
+			}
+		}
+	}
+	if sealed < len(ms.bk)-sealLagMinutes {
+		t.Fatalf("%d minutes sealed of %d", sealed, len(ms.bk))
 	}
 }
