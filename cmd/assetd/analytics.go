@@ -25,6 +25,20 @@ const (
 	pruneInterval    = 5 * time.Minute
 )
 
+// demoDedupeEntries bounds the remembered signatures in demo mode: the
+// demo stream delivers each trade once, so the signature set only has to
+// catch a client re-posting recent trades, and the default (sized for
+// 24 h of real ingest) would be the demo's largest structure.
+const demoDedupeEntries = 400_000
+
+// analyticsConfig is the engine's configuration for serve.
+func analyticsConfig(demo bool) analytics.Config {
+	if demo {
+		return analytics.Config{DedupeMaxEntries: demoDedupeEntries}
+	}
+	return analytics.Config{}
+}
+
 // runPrune prunes the engine periodically until ctx ends.
 func runPrune(ctx context.Context, eng *analytics.Engine, every time.Duration) {
 	t := time.NewTicker(every)
@@ -90,6 +104,9 @@ func (f *demoFeed) step(now time.Time) analytics.IngestResult {
 		return true
 	})
 	f.last = f.stream.Cursor()
+	if cap(f.buf) > 1<<14 {
+		f.buf = nil // a backfill's batches: do not keep their memory
+	}
 	return total
 }
 

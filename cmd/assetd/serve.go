@@ -140,7 +140,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	eng, err := analytics.New(analytics.Config{})
+	eng, err := analytics.New(analyticsConfig(cfg.demo))
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,9 @@ import "time"
 // clock (the world serves trades of complete minutes only), whatever the
 // phase of the caller's ticker. It is not safe for concurrent use.
 type TradeStream struct {
-	w    *World
-	next int64 // unix seconds: trades before next were delivered
+	w      *World
+	next   int64 // unix seconds: trades before next were delivered
+	window int64 // the span of one Trades call, seconds
 }
 
 // TradeStream returns a stream whose first Poll starts at from (rounded
@@ -18,7 +19,7 @@ func (w *World) TradeStream(from time.Time) *TradeStream {
 	if from.Nanosecond() > 0 {
 		next++
 	}
-	return &TradeStream{w: w, next: next}
+	return &TradeStream{w: w, next: next, window: secPerHour}
 }
 
 // Cursor is where the next Poll starts: every trade before it was
@@ -28,7 +29,8 @@ func (s *TradeStream) Cursor() time.Time { return time.Unix(s.next, 0) }
 // Poll delivers, mint by mint, every trade with block time in [Cursor,
 // end), where end is until or the start of the world's current minute,
 // whichever is earlier, and moves the cursor to end. emit receives one
-// mint's trades in time order, in batches of at most MaxTradesPerCall; it
+// mint's trades in time order, in batches of at most an hour and
+// MaxTradesPerCall; it
 // returns false to stop (the cursor then stays, and a later Poll repeats
 // the mints already delivered). Poll returns the window it covered.
 func (s *TradeStream) Poll(mints []string, until time.Time, emit func([]SimTrade) bool) (from, to time.Time, ok bool) {
@@ -40,12 +42,15 @@ func (s *TradeStream) Poll(mints []string, until time.Time, emit func([]SimTrade
 	}
 	for _, mint := range mints {
 		for a := s.next; a < end; {
-			sim := s.w.Trades(mint, time.Unix(a, 0), time.Unix(end, 0))
+			// At most an hour per call bounds the batch (and its memory).
+			b := min(end, a+s.window)
+			sim := s.w.Trades(mint, time.Unix(a, 0), time.Unix(b, 0))
 			if len(sim) < MaxTradesPerCall {
 				if len(sim) > 0 && !emit(sim) {
 					return from, from, false
 				}
-				break
+				a = b
+				continue
 			}
 			// Capped: deliver up to the last second served and go on from
 			// it, so no trade is delivered twice or skipped.

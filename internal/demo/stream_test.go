@@ -53,6 +53,9 @@ func TestTradeStreamDeliversEveryTradeOnce(t *testing.T) {
 				mints = []string{deepest} // enough trades to fill capped calls
 			}
 			s := w.TradeStream(from)
+			if tc.period > time.Hour {
+				s.window = int64(tc.period / time.Second) // calls that hit MaxTradesPerCall
+			}
 			seen := map[string]int{}
 			got := 0
 			capped := false
