@@ -1,6 +1,6 @@
 // Package chart decides which candle source serves a chart and returns the
-// series from memory: trade-derived candles of a mint (else the market-data
-// provider's), canonical stock candles of a mapped equity, and the external
+// series from memory: trade-derived candles of a mint (the market-data
+// provider's before the first of them), canonical stock candles of a mapped equity, and the external
 // provider's candles of a listed asset. It is the one place those source
 // rules live; the HTTP layer only parses the range and writes the result.
 package chart
@@ -42,8 +42,9 @@ type Candle struct {
 }
 
 // Chart is a candle series with where it came from: Source is
-// analytics_trades, the market-data provider's name, analytics_stock
-// (with Symbol) or extprovider (with CoinID).
+// analytics_trades, the market-data provider's name, both joined by "+"
+// (a merged mint chart), analytics_stock (with Symbol) or extprovider
+// (with CoinID).
 type Chart struct {
 	Source  string   `json:"source"`
 	Mint    *string  `json:"mint,omitempty"`
@@ -69,17 +70,28 @@ func New(trades Trades, provider MintCandles, canonical Canonical, now func() ti
 	return Service{trades: trades, provider: provider, canonical: canonical, now: now}
 }
 
-// Mint is the OHLCV of one mint: trade-derived candles when the analytics
-// engine has any in the range, else the market-data provider's cached
-// candles (a mint nobody ingests trades for).
+// Mint is the OHLCV of one mint: trade-derived candles where trades exist
+// and the market-data provider's cached candles before the first
+// trade-derived one (analytics.MergeCandles, docs/analytics-api.md);
+// Source is analytics_trades, the provider's name, or both joined by "+"
+// (analytics.MergedSource) when both were used.
 func (s Service) Mint(mint string, iv market.Interval, from, to int64) Chart {
-	c := Chart{Source: asset.SourceAnalyticsTrades, Mint: &mint, Candles: s.tradeCandles(mint, iv, from, to)}
-	if len(c.Candles) == 0 && s.provider != nil {
-		if cs, src, _ := s.provider.MintCandles(mint, iv, from, to); len(cs) > 0 {
-			c.Source, c.Candles = src, s.convert(cs, iv)
-		}
+	var trades []analytics.CandleRow
+	if s.trades != nil {
+		trades = s.trades.Candles(mint, iv, from, to)
 	}
-	return c
+	var pv []market.Candle
+	var src string
+	if s.provider != nil {
+		pv, src, _ = s.provider.MintCandles(mint, iv, from, to)
+	}
+	rows, source := analytics.MergeCandles(trades, pv, src)
+	out := make([]Candle, len(rows))
+	now, d := s.now().Unix(), int64(iv.Duration()/time.Second)
+	for i, c := range rows {
+		out[i] = Candle{Candle: c.Candle, Trades: c.Trades, IsOpen: c.Time <= now && now < c.Time+d}
+	}
+	return Chart{Source: source, Mint: &mint, Candles: out}
 }
 
 // Price is the canonical price chart of an asset (a may be nil for a
@@ -137,20 +149,6 @@ func (s Service) coin(a *registry.Asset, iv market.Interval, from, to int64) (Ch
 		return Chart{}, false
 	}
 	return Chart{Source: asset.SourceExtProvider, CoinID: &a.CoinID, Candles: s.convert(cs, iv)}, true
-}
-
-// tradeCandles are the analytics engine's candles of mint (never nil).
-func (s Service) tradeCandles(mint string, iv market.Interval, from, to int64) []Candle {
-	if s.trades == nil {
-		return []Candle{}
-	}
-	rows := s.trades.Candles(mint, iv, from, to)
-	out := make([]Candle, len(rows))
-	now, d := s.now().Unix(), int64(iv.Duration()/time.Second)
-	for i, c := range rows {
-		out[i] = Candle{Candle: c.Candle, Trades: c.Trades, IsOpen: c.Time <= now && now < c.Time+d}
-	}
-	return out
 }
 
 // convert turns provider candles into chart candles, marking the open one.

@@ -210,8 +210,8 @@ func TestIngestTrades(t *testing.T) {
 	mint := crypto.Variants[0].Mint
 	w := syntheticMints(1)[0]
 	ev := func(sig string, usd float64) string {
-		return fmt.Sprintf(`{"signature":%q,"slot":5,"blockTime":%d,"mint":%q,"side":"sell","tokenAmount":1,"usdAmount":%g,"priceUsd":6,"wallet":%q,"venue":"orca"}`,
-			sig, h.now.Unix()-30, mint, usd, w)
+		return fmt.Sprintf(`{"signature":%q,"slot":5,"blockTime":%d,"mint":%q,"side":"sell","tokenAmount":%g,"usdAmount":%g,"priceUsd":6,"wallet":%q,"venue":"orca"}`,
+			sig, h.now.Unix()-30, mint, max(usd, 1)/6, usd, w)
 	}
 	body := strings.Join([]string{ev("n1", 6), "", ev("n2", 6), ev("n1", 6), ev("n3", -1), "{bad json", ev("sig-"+mint[:6]+"-0", 50)}, "\n")
 	r := h.ingest(t, "trades", "application/x-ndjson", body)

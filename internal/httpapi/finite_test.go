@@ -11,10 +11,18 @@ import (
 
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/chart"
 	"github.com/assetd/assetd/internal/market"
 )
 
 func fptr(v float64) *float64 { return &v }
+
+// embeddedInner is an unexported type embedded in a response (reflect
+// reads its fields as read-only).
+type embeddedInner struct {
+	A float64   `json:"a"`
+	T time.Time `json:"t"`
+}
 
 // finiteSamples are response values of every shape encodeFinite handles.
 func finiteSamples() map[string]any {
@@ -24,11 +32,16 @@ func finiteSamples() map[string]any {
 		"embedded chart": struct {
 			AssetID  string          `json:"assetId"`
 			Interval market.Interval `json:"interval"`
-			chart
-		}{"x", "1H", chart{Source: "analytics_trades", Mint: &mint, Candles: []candleOut{{Time: 1, Open: 1, High: 2, Low: 0.5, Close: 1.5, Volume: 3e21, Trades: 2, IsOpen: true}, {Time: 2}}}},
-		"market":         asset.Market{Source: "marketdata_a", Price: fptr(2), Liquidity: fptr(1e6)},
-		"map":            map[string]any{"b": 1.0, "a": []int{1, 2}, "c": nil, "d": map[string]int{"z": 1, "y": 2}, "e": []byte("hi"), "t": time.Unix(1700000000, 5).UTC()},
-		"nil slice":      struct{ X []int }{},
+			chart.Chart
+		}{"x", "1H", chart.Chart{Source: "analytics_trades", Mint: &mint, Candles: []chart.Candle{
+			{Candle: market.Candle{Time: 1, Open: 1, High: 2, Low: 0.5, Close: 1.5, Volume: 3e21}, Trades: 2, IsOpen: true}, {Candle: market.Candle{Time: 2}}}}},
+		"market":    asset.Market{Source: "marketdata_a", Price: fptr(2), Liquidity: fptr(1e6)},
+		"map":       map[string]any{"b": 1.0, "a": []int{1, 2}, "c": nil, "d": map[string]int{"z": 1, "y": 2}, "e": []byte("hi"), "t": time.Unix(1700000000, 5).UTC()},
+		"nil slice": struct{ X []int }{},
+		"unexported embedded": struct {
+			embeddedInner
+			B int `json:"b"`
+		}{embeddedInner{1.5, time.Unix(5, 0).UTC()}, 2},
 		"empty envelope": envelope{Error: envelopeBody{Tag: "T", Message: "m"}},
 		"float32":        []float32{0.1, 3},
 		"pointer":        &struct{ A *int }{},
@@ -65,8 +78,8 @@ func TestEncodeFiniteNulls(t *testing.T) {
 	}{
 		{"pointer field", asset.Market{Source: "marketdata_a", Price: fptr(math.Inf(1))}, `"price":null`, "price"},
 		{"value field in a slice", struct {
-			Rows []candleOut `json:"rows"`
-		}{[]candleOut{{Time: 1, Open: 1}, {Time: 2, Volume: math.Inf(1)}}}, `{"time":2,"open":0,"high":0,"low":0,"close":0,"volume":null}`, "rows[1].volume"},
+			Rows []chart.Candle `json:"rows"`
+		}{[]chart.Candle{{Candle: market.Candle{Time: 1, Open: 1}}, {Candle: market.Candle{Time: 2, Volume: math.Inf(1)}}}}, `{"time":2,"open":0,"high":0,"low":0,"close":0,"volume":null}`, "rows[1].volume"},
 		{"NaN in a map", map[string]float64{"a": 1, "b": math.NaN()}, `{"a":1,"b":null}`, "b"},
 		{"-Inf top level", math.Inf(-1), "null", "(body)"},
 	}
