@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"os"
 	"testing"
 	"time"
@@ -48,9 +49,19 @@ func TestDemoFeedBackfill(t *testing.T) {
 	if again.Rejected != 0 || again.Duplicates != 0 {
 		t.Fatalf("step: %+v", again)
 	}
+	// The start of the 24 h backfill (before the 24 h window) gives the
+	// 24 h price change its price before the window.
+	f.backfillRange(now.Add(-demoBackfill), now.Add(-demoBackfill+20*time.Minute), slog.New(slog.DiscardHandler))
 	set := f.eng.Trending(now, nil)
 	if len(set.Rows) == 0 {
 		t.Fatal("no trending rows after backfill")
+	}
+	for _, r := range set.Rows[:min(5, len(set.Rows))] {
+		m := r.Market
+		if m.Volume5mUSD <= 0 || m.Volume15mUSD <= 0 || m.Trade5m == 0 || m.PriceChange24hPercent == nil || m.PriceChange1hPercent == nil {
+			t.Errorf("trending row %s: 5m %v 15m %v trades5m %d change24h %v change1h %v", r.Mint, m.Volume5mUSD, m.Volume15mUSD, m.Trade5m,
+				m.PriceChange24hPercent, m.PriceChange1hPercent)
+		}
 	}
 	if f.eng.Market(set.Rows[0].Mint, now) == nil {
 		t.Fatal("no market for a trending mint")
