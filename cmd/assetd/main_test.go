@@ -128,7 +128,7 @@ func startServer(t *testing.T, args ...string) *server {
 	case err := <-done:
 		cancel()
 		t.Fatalf("serve exited early: %v\n%s", err, logs)
-	case <-time.After(30 * time.Second):
+	case <-time.After(eventuallyDeadline):
 		cancel()
 		t.Fatalf("serve did not start\n%s", logs)
 	}
@@ -139,7 +139,7 @@ func startServer(t *testing.T, args ...string) *server {
 			cancel()
 			select {
 			case stopErr = <-done:
-			case <-time.After(30 * time.Second):
+			case <-time.After(eventuallyDeadline):
 				stopErr = errors.New("serve did not stop")
 			}
 		})
