@@ -17,6 +17,7 @@ import (
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/curator"
 	"github.com/assetd/assetd/internal/httpapi"
+	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/oidc"
@@ -140,24 +141,28 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	eng, err := analytics.New(analytics.Config{})
+	// With a store behind ingest the store deduplicates; the demo world's
+	// feed is in memory only and keeps the engine's own dedupe set.
+	eng, err := analytics.New(analytics.Config{NoDedupe: !cfg.demo})
 	if err != nil {
 		return err
 	}
+	m := metrics.New()
 	mp, err := newMarketPipeline(cfg, snap, eng, log)
 	if err != nil {
 		return err
 	}
-	// Candles persist across restarts, except the demo world's, which are
-	// regenerated from the simulation at every start.
-	var flusher *candleFlusher
+	// Trades are stored before they are acknowledged and the analytics
+	// state is rebuilt from the store at start (internal/ingest), except
+	// in the demo, whose world is regenerated at every start.
+	var trades *ingest.Ingester
 	if !cfg.demo {
-		n, err := loadCandles(ctx, st, eng)
-		if err != nil {
-			return fmt.Errorf("load candles: %w", err)
+		if trades, err = ingest.New(eng, st, ingest.Config{Log: log, Metrics: m}); err != nil {
+			return err
 		}
-		log.Info("candles loaded", "rows", n)
-		flusher = &candleFlusher{st: st, eng: eng, log: log}
+		if _, err := trades.Rebuild(ctx); err != nil {
+			return err
+		}
 	}
 	var feed *demoFeed
 	if mp.world != nil {
@@ -242,19 +247,22 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	cur = curator.New(curCfg)
 	cur.Refresh()
+	if trades != nil {
+		poller.On(storage.TopicTrades, func(ctx context.Context) error { _, err := trades.CatchUp(ctx); return err })
+	}
 	rate, window, _ := parseRate(cfg.rate)
 	quota, _ := parseQuota(cfg.quota)
 	exec, quoteBudget, err := newExecution(cfg, mp, cat.Snapshot, advisories)
 	if err != nil {
 		return err
 	}
-	m := metrics.New()
 	rec := usage.NewRecorder(st, log, usage.Options{})
 	api := httpapi.New(httpapi.Deps{
 		Log: log, Metrics: m, Keys: keys, Limiter: ratelimit.NewMemory(), Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
 		Canonical: mp.cache, ExternalProvider: mp.external,
 		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
 		Curator: cur, Tokens: tokens.Index,
+		Trades:        tradeIngester(trades),
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
@@ -278,8 +286,8 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { mp.runWarmer(gctx, cat.Snapshot, cfg.market.warmInterval); return nil })
 	g.Go(func() error { api.RunTrending(gctx, trendingInterval); return nil })
 	g.Go(func() error { runPrune(gctx, eng, pruneInterval); return nil })
-	if flusher != nil {
-		g.Go(func() error { flusher.run(gctx, 5*time.Second); return nil })
+	if trades != nil {
+		g.Go(func() error { trades.Run(gctx, candleSaveInterval); return nil })
 	}
 	if feed != nil {
 		start := feed.last
@@ -324,9 +332,9 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		if admin != nil {
 			_ = admin.Shutdown(sctx)
 		}
-		if flusher != nil {
-			if n, ferr := flusher.flush(sctx); ferr != nil {
-				log.Error("final candle flush failed", "err", ferr, "pending", flusher.pendingRows())
+		if trades != nil {
+			if n, ferr := trades.Flush(sctx); ferr != nil {
+				log.Error("final candle flush failed (the candles are re-derived from the stored trades at the next start)", "err", ferr, "pending", trades.Pending())
 			} else {
 				log.Info("candles flushed", "rows", n)
 			}
@@ -338,6 +346,18 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return err
 	})
 	return g.Wait()
+}
+
+// candleSaveInterval is how often candles are saved (with the candle
+// mark); trades stored since are re-applied to the candles at start.
+const candleSaveInterval = 5 * time.Second
+
+// tradeIngester keeps a nil *ingest.Ingester a nil interface.
+func tradeIngester(in *ingest.Ingester) httpapi.TradeIngester {
+	if in == nil {
+		return nil
+	}
+	return in
 }
 
 func adminMux(m *metrics.Metrics) http.Handler {

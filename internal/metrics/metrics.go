@@ -19,6 +19,13 @@ type Metrics struct {
 	// Includes counts asset detail include blocks by block and outcome
 	// ("ok" or the block's reason: forbidden, timeout, not_available, ...).
 	Includes *prometheus.CounterVec
+	// Trade ingest (POST /v1/internal/trades, ingest replay): trades
+	// stored, duplicates of stored ones, rejected by reason code; and the
+	// duration of the start-up rebuild of the analytics state.
+	TradesAccepted   prometheus.Counter
+	TradesDuplicates prometheus.Counter
+	TradesRejected   *prometheus.CounterVec // reason
+	TradesRebuild    prometheus.Histogram
 }
 
 // New creates and registers the collectors, plus the Go and process
@@ -48,8 +55,35 @@ func New() *Metrics {
 		Includes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "assetd_include_blocks_total", Help: "Asset detail include blocks by block and outcome.",
 		}, []string{"block", "outcome"}),
+		TradesAccepted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "assetd_trades_accepted_total", Help: "Trades stored by ingest (acknowledged).",
+		}),
+		TradesDuplicates: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "assetd_trades_duplicate_total", Help: "Ingested trades whose signature was already stored.",
+		}),
+		TradesRejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "assetd_trades_rejected_total", Help: "Ingested trades rejected, by reason code.",
+		}, []string{"reason"}),
+		TradesRebuild: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "assetd_analytics_rebuild_seconds", Help: "Duration of the start-up rebuild of the analytics state from stored trades.",
+			Buckets: []float64{.01, .1, .5, 1, 2, 5, 10, 20, 60},
+		}),
 	}
 	m.Registry.MustRegister(m.Requests, m.Latency, m.InFlight, m.Limiter, m.Panics, m.AuthFails, m.Includes,
+		m.TradesAccepted, m.TradesDuplicates, m.TradesRejected, m.TradesRebuild,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// ObserveIngest counts one ingest call's outcome; rejected maps reason
+// codes to counts. A nil *Metrics counts nothing.
+func (m *Metrics) ObserveIngest(accepted, duplicates int, rejected map[string]int) {
+	if m == nil {
+		return
+	}
+	m.TradesAccepted.Add(float64(accepted))
+	m.TradesDuplicates.Add(float64(duplicates))
+	for reason, n := range rejected {
+		m.TradesRejected.WithLabelValues(reason).Add(float64(n))
+	}
 }

@@ -22,23 +22,35 @@ func (s *Store) UpsertCandles(ctx context.Context, rows []analytics.CandleUpdate
 	if len(rows) == 0 {
 		return nil
 	}
-	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		b := &pgx.Batch{}
-		for i := range rows {
-			b.Queue(upsertCandle, storage.CandleArgs(&rows[i])...)
-		}
-		return tx.SendBatch(ctx, b).Close()
-	})
+	err := s.withTx(ctx, func(tx pgx.Tx) error { return upsertCandles(ctx, tx, rows) })
 	if err != nil {
 		return fmt.Errorf("postgres: upsert %d candles: %w", len(rows), err)
 	}
 	return nil
 }
 
+// upsertCandles writes rows inside tx in one batch.
+func upsertCandles(ctx context.Context, tx pgx.Tx, rows []analytics.CandleUpdate) error {
+	b := &pgx.Batch{}
+	for i := range rows {
+		b.Queue(upsertCandle, storage.CandleArgs(&rows[i])...)
+	}
+	return tx.SendBatch(ctx, b).Close()
+}
+
 // LoadCandles returns every stored candle starting at or after since
 // (unix seconds), ordered by mint, interval and start.
 func (s *Store) LoadCandles(ctx context.Context, since int64) ([]analytics.CandleUpdate, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+storage.CandleColumns+` FROM candles WHERE start >= $1 ORDER BY mint, interval, start`, since)
+	return loadCandles(ctx, s.pool, since)
+}
+
+// querier is a pool, connection or transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+func loadCandles(ctx context.Context, q querier, since int64) ([]analytics.CandleUpdate, error) {
+	rows, err := q.Query(ctx, `SELECT `+storage.CandleColumns+` FROM candles WHERE start >= $1 ORDER BY mint, interval, start`, since)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: load candles: %w", err)
 	}

@@ -1,0 +1,31 @@
+-- Durable trade ingest (docs/analytics.md, "Durability"). trades holds every
+-- acknowledged trade for the retention; seq is the commit order (writers
+-- serialise on an advisory lock, so seqs commit in ascending order).
+CREATE TABLE trades (
+    seq           BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    signature     TEXT NOT NULL UNIQUE,
+    slot          BIGINT NOT NULL,
+    block_time    BIGINT NOT NULL,
+    mint          TEXT NOT NULL,
+    side          TEXT NOT NULL,
+    token_amount  DOUBLE PRECISION NOT NULL,
+    usd_amount    DOUBLE PRECISION NOT NULL,
+    price_usd     DOUBLE PRECISION NOT NULL,
+    wallet        TEXT NOT NULL,
+    venue         TEXT NOT NULL,
+    flow_source   TEXT NOT NULL,
+    fee_usd       DOUBLE PRECISION NOT NULL,
+    is_bot        BOOLEAN NOT NULL
+);
+-- The highest seq committed in each minute of ingestion (unix minutes), to
+-- find the trades ingested since a time without an index on the trades.
+CREATE TABLE trade_minutes (
+    minute  BIGINT PRIMARY KEY,
+    seq_hi  BIGINT NOT NULL
+);
+-- Named marks: 'candles' is the seq through which the stored candles
+-- reflect every stored trade.
+CREATE TABLE analytics_marks (
+    name   TEXT PRIMARY KEY,
+    value  BIGINT NOT NULL
+);
