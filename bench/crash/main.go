@@ -78,8 +78,9 @@ func main() {
 type options struct {
 	engine, databaseURL, bin string
 	kills, batch, senders    int
-	trades                   int
+	trades, spread           int
 	keep                     bool
+	profile                  string
 }
 
 func run(ctx context.Context, args []string) error {
@@ -91,7 +92,9 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&o.kills, "kills", 6, "crash: kill -9s")
 	fs.IntVar(&o.batch, "batch", 0, "trades per batch (default 1000 for crash, 5000 for throughput)")
 	fs.IntVar(&o.senders, "c", 0, "concurrent senders (default 2 for crash, 4 for throughput)")
-	fs.IntVar(&o.trades, "trades", 2_000_000, "throughput: trades to post")
+	fs.IntVar(&o.trades, "trades", 1_000_000, "throughput: live trades to post over HTTP")
+	fs.IntVar(&o.spread, "spread", 1_000_000, "throughput: trades over the last 23 h to store with assetd ingest replay before the rebuild")
+	fs.StringVar(&o.profile, "cpuprofile", "", "throughput: write a 15 s CPU profile of the server during ingest to this file")
 	fs.BoolVar(&o.keep, "keep", false, "keep the data directory or schema")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -118,6 +121,7 @@ type harness struct {
 	store    []string // store flags
 	schema   string
 	addr     string
+	admin    string
 	key      string
 	cmd      *exec.Cmd
 	logPath  string
@@ -210,7 +214,10 @@ func (h *harness) start(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	args := append([]string{"serve", "--addr", addr, "--marketdata-b=false", "--startup-warmup", "0", "--log-format", "json"}, h.store...)
+	if h.admin, err = freeAddr(); err != nil {
+		return 0, err
+	}
+	args := append([]string{"serve", "--addr", addr, "--admin-addr", h.admin, "--marketdata-b=false", "--startup-warmup", "0", "--log-format", "json"}, h.store...)
 	cmd := exec.Command(h.bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	start := time.Now()
@@ -278,23 +285,39 @@ type batch struct {
 	accept int
 }
 
-func wallet(i int) string {
-	sum := sha256.Sum256([]byte("assetd crash test wallet " + strconv.Itoa(i)))
+// synthetic is a well-formed address that is visibly no real account.
+func synthetic(kind string, i int) string {
+	sum := sha256.Sum256([]byte("assetd crash test " + kind + " " + strconv.Itoa(i)))
 	return base58.Encode(sum[:])
 }
 
-// makeBatch builds batch id of n trades with block times in [now-spread,
-// now].
-func makeBatch(run string, id, n int, now time.Time, spread time.Duration, wallets []string) *batch {
+func synthetics(kind string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = synthetic(kind, i)
+	}
+	return out
+}
+
+// makeBatch builds batch id of n trades on mints (the first four count in
+// vol and count: pairs), with block times in [end-spread, end].
+func makeBatch(run string, id, n int, end time.Time, spread time.Duration, mints, wallets []string, skewed bool) *batch {
 	b := &batch{id: id, n: n}
 	rng := mrand.New(mrand.NewPCG(uint64(id), 7))
 	buf := make([]byte, 0, n*300)
 	for i := range n {
-		p := rng.IntN(len(pairs))
+		p := rng.IntN(len(mints))
+		if skewed {
+			// The busiest mints see most trades: mint k with density ~ k^(-2/3).
+			f := rng.Float64()
+			p = int(float64(len(mints)) * f * f * f)
+		}
 		usd := float64(1+rng.IntN(40)) * 0.25
-		bt := now.Unix() - rng.Int64N(int64(spread/time.Second)+1)
-		b.vol[p] += usd
-		b.count[p]++
+		bt := end.Unix() - rng.Int64N(int64(spread/time.Second)+1)
+		if p < len(pairs) {
+			b.vol[p] += usd
+			b.count[p]++
+		}
 		side := "buy"
 		if rng.IntN(2) == 0 {
 			side = "sell"
@@ -310,7 +333,7 @@ func makeBatch(run string, id, n int, now time.Time, spread time.Duration, walle
 		buf = append(buf, `,"blockTime":`...)
 		buf = strconv.AppendInt(buf, bt, 10)
 		buf = append(buf, `,"mint":"`...)
-		buf = append(buf, pairs[p].mint...)
+		buf = append(buf, mints[p]...)
 		buf = append(buf, `","side":"`...)
 		buf = append(buf, side...)
 		buf = append(buf, `","tokenAmount":`...)
@@ -419,9 +442,10 @@ func crash(ctx context.Context, h *harness, o options) error {
 	if o.senders == 0 {
 		o.senders = 2
 	}
-	wallets := make([]string, 500)
-	for i := range wallets {
-		wallets[i] = wallet(i)
+	wallets := synthetics("wallet", 500)
+	mints := make([]string, len(pairs))
+	for i, p := range pairs {
+		mints[i] = p.mint
 	}
 	if _, err := h.start(ctx); err != nil {
 		return err
@@ -448,7 +472,7 @@ func crash(ctx context.Context, h *harness, o options) error {
 					continue
 				}
 				id := int(nextID.Add(1))
-				b := makeBatch(runID, id, o.batch, time.Now(), 10*time.Minute, wallets)
+				b := makeBatch(runID, id, o.batch, time.Now(), 10*time.Minute, mints, wallets, false)
 				b.tried = true
 				mu.Lock()
 				batches = append(batches, b)
@@ -570,6 +594,21 @@ func loadavg() string {
 	return strings.Join(f[:3], " ")
 }
 
+// cpuSeconds is the user+system CPU time the process pid has used.
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (u + st) / 100 // clock ticks (USER_HZ 100)
+}
+
 func throughput(ctx context.Context, h *harness, o options) error {
 	if o.batch == 0 {
 		o.batch = 5000
@@ -577,29 +616,41 @@ func throughput(ctx context.Context, h *harness, o options) error {
 	if o.senders == 0 {
 		o.senders = 4
 	}
-	wallets := make([]string, 20_000)
-	for i := range wallets {
-		wallets[i] = wallet(i)
-	}
+	wallets := synthetics("wallet", 20_000)
+	mints := synthetics("mint", 1000)
 	nb := (o.trades + o.batch - 1) / o.batch
-	fmt.Printf("generating %d batches of %d trades...\n", nb, o.batch)
+	fmt.Printf("generating %d live batches of %d trades (1,000 mints, skewed: the busiest 10%% see 46%% of the trades; 20,000 wallets; block times in the last 2 minutes)...\n", nb, o.batch)
 	now := time.Now()
 	runID := strconv.FormatInt(now.UnixNano(), 36)
 	bs := make([]*batch, nb)
 	for i := range bs {
-		bs[i] = makeBatch(runID, i, o.batch, now, 23*time.Hour, wallets)
+		bs[i] = makeBatch(runID, i, o.batch, now, 2*time.Minute, mints, wallets, true)
 	}
 	if _, err := h.start(ctx); err != nil {
 		return err
 	}
 	fmt.Printf("load average before: %s\n", loadavg())
-	var next atomic.Int64
-	var accepted atomic.Int64
+	if o.profile != "" {
+		go func() {
+			resp, err := http.Get("http://" + h.admin + "/debug/pprof/profile?seconds=15")
+			if err != nil {
+				return
+			}
+			defer resp.Body.Close()
+			f, err := os.Create(o.profile)
+			if err == nil {
+				_, _ = io.Copy(f, resp.Body)
+				f.Close()
+			}
+		}()
+	}
+	var next, accepted atomic.Int64
 	var firstErr error
 	var emu sync.Mutex
 	var wg sync.WaitGroup
+	pid := h.cmd.Process.Pid
+	cpu0 := cpuSeconds(pid)
 	start := time.Now()
-	lastReport := atomic.Int64{}
 	for range o.senders {
 		wg.Add(1)
 		go func() {
@@ -616,29 +667,54 @@ func throughput(ctx context.Context, h *harness, o options) error {
 					emu.Unlock()
 					return
 				}
-				n := accepted.Add(int64(r.Accepted))
-				if el := time.Since(start); int64(el/(10*time.Second)) > lastReport.Load() {
-					lastReport.Store(int64(el / (10 * time.Second)))
-					fmt.Printf("  %d trades accepted, %.0f trades/s so far, load %s\n", n, float64(n)/el.Seconds(), loadavg())
-				}
+				accepted.Add(int64(r.Accepted))
 			}
 		}()
 	}
 	wg.Wait()
 	el := time.Since(start)
+	cpu := cpuSeconds(pid) - cpu0
 	if firstErr != nil {
 		return firstErr
 	}
-	fmt.Printf("durable ingest: %d trades in %s = %.0f trades/s (%d senders, batches of %d), load average after: %s\n",
-		accepted.Load(), el.Round(time.Millisecond), float64(accepted.Load())/el.Seconds(), o.senders, o.batch, loadavg())
+	n := float64(accepted.Load())
+	fmt.Printf("durable ingest: %d trades in %s = %.0f trades/s (%d senders, batches of %d); server CPU %.1f s = %.0f trades per CPU-second; load average after: %s\n",
+		accepted.Load(), el.Round(time.Millisecond), n/el.Seconds(), o.senders, o.batch, cpu, n/cpu, loadavg())
 
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-		h.kill(sig)
+	// Rebuild: the live trades plus o.spread trades over the last 23 h,
+	// stored with ingest replay while the server is down.
+	h.kill(syscall.SIGTERM)
+	file := filepath.Join(h.dir, "spread.ndjson")
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	snb := (o.spread + o.batch - 1) / o.batch
+	step := 23 * time.Hour / time.Duration(max(snb, 1))
+	for i := range snb {
+		end := now.Add(-23 * time.Hour).Add(time.Duration(i+1) * step)
+		b := makeBatch(runID+"s", i, o.batch, end, step+2*time.Minute, mints, wallets, true)
+		if _, err := f.Write(b.body); err != nil {
+			return err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	t := time.Now()
+	out, err := h.cli(ctx, "ingest", "replay", "--batch", "5000", file)
+	if err != nil {
+		return fmt.Errorf("ingest replay: %w: %s", err, out)
+	}
+	fmt.Printf("stored %d trades over the last 23 h with ingest replay in %s: %s", o.spread, time.Since(t).Round(time.Millisecond), out)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGTERM, syscall.SIGKILL} {
 		d, err := h.start(ctx)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("restart after %s: ready in %s; %s\n", sig, d.Round(time.Millisecond), lastRebuild(h.logPath))
+		fmt.Printf("start: ready in %s; %s; server CPU %.1f s; load %s\n", d.Round(time.Millisecond), lastRebuild(h.logPath), cpuSeconds(h.cmd.Process.Pid), loadavg())
+		h.kill(sig)
+		fmt.Printf("stopped with %s\n", sig)
 	}
 	return nil
 }

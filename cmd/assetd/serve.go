@@ -333,7 +333,12 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 			_ = admin.Shutdown(sctx)
 		}
 		if trades != nil {
-			if n, ferr := trades.Flush(sctx); ferr != nil {
+			// Its own deadline: a save after a long rebuild may take a while,
+			// and a failed one only makes the next start re-derive candles.
+			fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			n, ferr := trades.Flush(fctx)
+			fcancel()
+			if ferr != nil {
 				log.Error("final candle flush failed (the candles are re-derived from the stored trades at the next start)", "err", ferr, "pending", trades.Pending())
 			} else {
 				log.Info("candles flushed", "rows", n)

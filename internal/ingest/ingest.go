@@ -380,7 +380,10 @@ func (in *Ingester) Rebuild(ctx context.Context) (RebuildStats, error) {
 	last := from
 	lastLog := time.Now()
 	err = in.st.ScanTrades(ctx, from, 0, func(rows []storage.StoredTrade) error {
-		var c chunk
+		c := chunk{warm: make([]analytics.Trade, 0, len(rows))}
+		if rows[len(rows)-1].Seq > mark {
+			c.recandle = make([]analytics.Trade, 0, len(rows))
+		}
 		for i := range rows {
 			if rows[i].Seq > mark {
 				c.recandle = append(c.recandle, rows[i].Trade)

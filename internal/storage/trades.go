@@ -1,28 +1,30 @@
 package storage
 
-import "github.com/assetd/assetd/internal/analytics"
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/assetd/assetd/internal/analytics"
+)
 
 // TopicTrades is bumped by writers whose trades a running server has not
 // applied itself (assetd ingest replay), so servers catch up on them.
 const TopicTrades = "trades"
 
 // TradeColumns are the persisted trade columns, in TradeArgs order (seq is
-// assigned by the store).
-const TradeColumns = `signature, slot, block_time, mint, side, token_amount, usd_amount, price_usd,
-	wallet, venue, flow_source, fee_usd, is_bot`
+// assigned by the store). data holds the fields other than signature, mint
+// and block time (EncodeTradeData): fewer columns make the batch insert and
+// the start-up scan several times cheaper.
+const TradeColumns = `signature, mint, block_time, data`
 
 // TradeColumnCount is the number of TradeColumns.
-const TradeColumnCount = 13
-
-// TradeArgs flattens a trade into TradeColumns order.
-func TradeArgs(t *analytics.Trade) []any {
-	return AppendTradeArgs(make([]any, 0, TradeColumnCount), t)
-}
+const TradeColumnCount = 4
 
 // AppendTradeArgs appends the trade's TradeColumns values to args.
 func AppendTradeArgs(args []any, t *analytics.Trade) []any {
-	return append(args, t.Signature, t.Slot, t.BlockTime, t.Mint, t.Side, t.TokenAmount, t.USDAmount, t.PriceUSD,
-		t.Wallet, t.Venue, t.FlowSource, t.FeeUSD, t.IsBot)
+	return append(args, t.Signature, t.Mint, t.BlockTime, EncodeTradeData(nil, t))
 }
 
 // StoredTrade is a trade with its commit sequence number.
@@ -32,9 +34,71 @@ type StoredTrade struct {
 }
 
 // ScanTrade reads one "seq, " + TradeColumns row.
-func ScanTrade(sc Scanner, t *StoredTrade) error {
-	return sc.Scan(&t.Seq, &t.Signature, &t.Slot, &t.BlockTime, &t.Mint, &t.Side, &t.TokenAmount, &t.USDAmount, &t.PriceUSD,
-		&t.Wallet, &t.Venue, &t.FlowSource, &t.FeeUSD, &t.IsBot)
+func ScanTrade(sc Scanner, t *StoredTrade, data *[]byte) error {
+	if err := sc.Scan(&t.Seq, &t.Signature, &t.Mint, &t.BlockTime, data); err != nil {
+		return err
+	}
+	return DecodeTradeData(*data, &t.Trade)
+}
+
+// Trade data flags.
+const (
+	flagSell = 1 << iota
+	flagBot
+)
+
+// EncodeTradeData appends the trade's fields other than signature, mint
+// and block time to dst: slot (8 bytes), token amount, USD amount, price
+// and fee (float64 bits, 8 bytes each), flags (1 byte: sell, bot), then
+// wallet, venue and flow source, each a length byte and its bytes (the
+// engine bounds them to 64 bytes; longer ones are cut at 255).
+func EncodeTradeData(dst []byte, t *analytics.Trade) []byte {
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(t.Slot))
+	for _, f := range [...]float64{t.TokenAmount, t.USDAmount, t.PriceUSD, t.FeeUSD} {
+		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(f))
+	}
+	var flags byte
+	if t.Side == analytics.SideSell {
+		flags |= flagSell
+	}
+	if t.IsBot {
+		flags |= flagBot
+	}
+	dst = append(dst, flags)
+	for _, s := range [...]string{t.Wallet, t.Venue, t.FlowSource} {
+		s = s[:min(len(s), 255)]
+		dst = append(dst, byte(len(s)))
+		dst = append(dst, s...)
+	}
+	return dst
+}
+
+// DecodeTradeData is the inverse of EncodeTradeData.
+func DecodeTradeData(b []byte, t *analytics.Trade) error {
+	const fixed = 5*8 + 1
+	if len(b) < fixed {
+		return fmt.Errorf("trade data: %d bytes, want at least %d", len(b), fixed)
+	}
+	t.Slot = int64(binary.LittleEndian.Uint64(b))
+	t.TokenAmount = math.Float64frombits(binary.LittleEndian.Uint64(b[8:]))
+	t.USDAmount = math.Float64frombits(binary.LittleEndian.Uint64(b[16:]))
+	t.PriceUSD = math.Float64frombits(binary.LittleEndian.Uint64(b[24:]))
+	t.FeeUSD = math.Float64frombits(binary.LittleEndian.Uint64(b[32:]))
+	flags := b[40]
+	t.Side = analytics.SideBuy
+	if flags&flagSell != 0 {
+		t.Side = analytics.SideSell
+	}
+	t.IsBot = flags&flagBot != 0
+	b = b[fixed:]
+	for _, dst := range [...]*string{&t.Wallet, &t.Venue, &t.FlowSource} {
+		if len(b) < 1 || len(b) < 1+int(b[0]) {
+			return errors.New("trade data: truncated string")
+		}
+		*dst = string(b[1 : 1+int(b[0])])
+		b = b[1+int(b[0]):]
+	}
+	return nil
 }
 
 // TradeInsert is the outcome of storing one batch of trades.

@@ -22,8 +22,7 @@ const (
 const lockSQL = `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))`
 
 const insertTrades = `INSERT INTO trades(` + storage.TradeColumns + `)
-	SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::float8[], $7::float8[],
-		$8::float8[], $9::text[], $10::text[], $11::text[], $12::float8[], $13::bool[])
+	SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bytea[])
 	ON CONFLICT (signature) DO NOTHING RETURNING seq, signature`
 
 // pruneChunk bounds the trades one DELETE removes.
@@ -31,24 +30,21 @@ const pruneChunk = 50_000
 
 // tradeColumns is a batch of trades as column arrays, for unnest.
 type tradeColumns struct {
-	sig, mint, side, wallet, venue, flow []string
-	slot, blockTime                      []int64
-	tokens, usd, price, fee              []float64
-	bot                                  []bool
+	sig, mint []string
+	blockTime []int64
+	data      [][]byte
 }
 
 func columnsOf(trades []analytics.Trade) *tradeColumns {
 	n := len(trades)
-	c := &tradeColumns{
-		sig: make([]string, n), mint: make([]string, n), side: make([]string, n), wallet: make([]string, n),
-		venue: make([]string, n), flow: make([]string, n), slot: make([]int64, n), blockTime: make([]int64, n),
-		tokens: make([]float64, n), usd: make([]float64, n), price: make([]float64, n), fee: make([]float64, n), bot: make([]bool, n),
-	}
+	c := &tradeColumns{sig: make([]string, n), mint: make([]string, n), blockTime: make([]int64, n), data: make([][]byte, n)}
+	buf := make([]byte, 0, n*128)
 	for i := range trades {
 		t := &trades[i]
-		c.sig[i], c.mint[i], c.side[i], c.wallet[i], c.venue[i], c.flow[i] = t.Signature, t.Mint, t.Side, t.Wallet, t.Venue, t.FlowSource
-		c.slot[i], c.blockTime[i] = t.Slot, t.BlockTime
-		c.tokens[i], c.usd[i], c.price[i], c.fee[i], c.bot[i] = t.TokenAmount, t.USDAmount, t.PriceUSD, t.FeeUSD, t.IsBot
+		c.sig[i], c.mint[i], c.blockTime[i] = t.Signature, t.Mint, t.BlockTime
+		start := len(buf)
+		buf = storage.EncodeTradeData(buf, t)
+		c.data[i] = buf[start:len(buf):len(buf)]
 	}
 	return c
 }
@@ -74,8 +70,7 @@ func (s *Store) InsertTrades(ctx context.Context, trades []analytics.Trade, now 
 		if _, err := tx.Exec(ctx, lockSQL, tradeLockClass); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, insertTrades, c.sig, c.slot, c.blockTime, c.mint, c.side, c.tokens, c.usd, c.price,
-			c.wallet, c.venue, c.flow, c.fee, c.bot)
+		rows, err := tx.Query(ctx, insertTrades, c.sig, c.mint, c.blockTime, c.data)
 		if err != nil {
 			return err
 		}
@@ -117,6 +112,7 @@ func (s *Store) ScanTrades(ctx context.Context, after, before int64, fn func([]s
 	}
 	q := `SELECT seq, ` + storage.TradeColumns + ` FROM trades WHERE seq > $1 AND seq < $2 ORDER BY seq LIMIT $3`
 	buf := make([]storage.StoredTrade, 0, storage.TradeBatchRows)
+	var data []byte
 	for {
 		buf = buf[:0]
 		rows, err := s.pool.Query(ctx, q, after, before, storage.TradeBatchRows)
@@ -125,7 +121,7 @@ func (s *Store) ScanTrades(ctx context.Context, after, before int64, fn func([]s
 		}
 		for rows.Next() {
 			buf = append(buf, storage.StoredTrade{})
-			if err := storage.ScanTrade(rows, &buf[len(buf)-1]); err != nil {
+			if err := storage.ScanTrade(rows, &buf[len(buf)-1], &data); err != nil {
 				rows.Close()
 				return fmt.Errorf("postgres: scan trades: %w", err)
 			}

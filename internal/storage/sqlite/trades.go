@@ -118,6 +118,7 @@ func (s *Store) ScanTrades(ctx context.Context, after, before int64, fn func([]s
 	}
 	q := `SELECT seq, ` + storage.TradeColumns + ` FROM trades WHERE seq > ? AND seq < ? ORDER BY seq LIMIT ?`
 	buf := make([]storage.StoredTrade, 0, storage.TradeBatchRows)
+	var data []byte
 	for {
 		buf = buf[:0]
 		rows, err := s.r.QueryContext(ctx, q, after, before, storage.TradeBatchRows)
@@ -126,7 +127,7 @@ func (s *Store) ScanTrades(ctx context.Context, after, before int64, fn func([]s
 		}
 		for rows.Next() {
 			buf = append(buf, storage.StoredTrade{})
-			if err := storage.ScanTrade(rows, &buf[len(buf)-1]); err != nil {
+			if err := storage.ScanTrade(rows, &buf[len(buf)-1], &data); err != nil {
 				rows.Close()
 				return fmt.Errorf("sqlite: scan trades: %w", err)
 			}

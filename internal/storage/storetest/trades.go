@@ -251,8 +251,12 @@ func testTradesCandleMark(t *testing.T, h Harness) {
 	if rows, mark, err := s.CandleState(ctx); err != nil || len(rows) != 0 || mark != 0 {
 		t.Fatalf("empty state: %v, %d, %v", rows, mark, err)
 	}
-	if ok, err := s.SaveCandles(ctx, []analytics.CandleUpdate{c(2, 4)}, 10); err != nil || !ok {
+	// The same candle twice in one save: the later row wins.
+	if ok, err := s.SaveCandles(ctx, []analytics.CandleUpdate{c(1.5, 3), c(2, 4)}, 10); err != nil || !ok {
 		t.Fatalf("save through 10: %v, %v", ok, err)
+	}
+	if rows, _, _ := s.CandleState(ctx); len(rows) != 1 || rows[0].Close != 2 || rows[0].Trades != 4 {
+		t.Fatalf("after a save with a repeated candle: %+v", rows)
 	}
 	// Another process with an older mark saves nothing.
 	other := tradeStore(t, another())

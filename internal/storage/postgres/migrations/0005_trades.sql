@@ -2,20 +2,13 @@
 -- acknowledged trade for the retention; seq is the commit order (writers
 -- serialise on an advisory lock, so seqs commit in ascending order).
 CREATE TABLE trades (
-    seq           BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    signature     TEXT NOT NULL UNIQUE,
-    slot          BIGINT NOT NULL,
-    block_time    BIGINT NOT NULL,
-    mint          TEXT NOT NULL,
-    side          TEXT NOT NULL,
-    token_amount  DOUBLE PRECISION NOT NULL,
-    usd_amount    DOUBLE PRECISION NOT NULL,
-    price_usd     DOUBLE PRECISION NOT NULL,
-    wallet        TEXT NOT NULL,
-    venue         TEXT NOT NULL,
-    flow_source   TEXT NOT NULL,
-    fee_usd       DOUBLE PRECISION NOT NULL,
-    is_bot        BOOLEAN NOT NULL
+    seq         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    signature   TEXT NOT NULL UNIQUE,
+    mint        TEXT NOT NULL,
+    block_time  BIGINT NOT NULL,
+    -- The other fields, encoded by internal/storage (EncodeTradeData):
+    -- fewer columns make the batch insert and the start-up scan cheaper.
+    data        BYTEA NOT NULL
 );
 -- The highest seq committed in each minute of ingestion (unix minutes), to
 -- find the trades ingested since a time without an index on the trades.

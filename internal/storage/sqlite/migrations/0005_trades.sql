@@ -2,20 +2,13 @@
 -- acknowledged trade for the retention; seq is the commit order (AUTOINCREMENT:
 -- never reused, and SQLite's single writer commits in seq order).
 CREATE TABLE trades (
-    seq           INTEGER PRIMARY KEY AUTOINCREMENT,
-    signature     TEXT NOT NULL UNIQUE,
-    slot          INTEGER NOT NULL,
-    block_time    INTEGER NOT NULL,
-    mint          TEXT NOT NULL,
-    side          TEXT NOT NULL,
-    token_amount  REAL NOT NULL,
-    usd_amount    REAL NOT NULL,
-    price_usd     REAL NOT NULL,
-    wallet        TEXT NOT NULL,
-    venue         TEXT NOT NULL,
-    flow_source   TEXT NOT NULL,
-    fee_usd       REAL NOT NULL,
-    is_bot        INTEGER NOT NULL
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    signature   TEXT NOT NULL UNIQUE,
+    mint        TEXT NOT NULL,
+    block_time  INTEGER NOT NULL,
+    -- The other fields, encoded by internal/storage (EncodeTradeData):
+    -- fewer columns make the batch insert and the start-up scan cheaper.
+    data        BLOB NOT NULL
 );
 -- The highest seq committed in each minute of ingestion (unix minutes), to
 -- find the trades ingested since a time without an index on the trades.
