@@ -13,12 +13,7 @@ func (e *Engine) Admit(trades []Trade) ([]Trade, IngestResult) {
 	seen := make(map[string]struct{}, len(trades))
 	for i := range trades {
 		t := &trades[i]
-		if err := t.Validate(); err != nil {
-			res.reject(ReasonOf(err))
-			continue
-		}
-		if t.BlockTime > latest {
-			res.reject(ReasonFutureBlockTime)
+		if !res.admit(t, latest) {
 			continue
 		}
 		if _, dup := seen[t.Signature]; dup {
@@ -29,4 +24,18 @@ func (e *Engine) Admit(trades []Trade) ([]Trade, IngestResult) {
 		out = append(out, *t)
 	}
 	return out, res
+}
+
+// admit reports whether t passes Validate and its block time is at most
+// latest, counting the rejection in r otherwise.
+func (r *IngestResult) admit(t *Trade, latest int64) bool {
+	if err := t.Validate(); err != nil {
+		r.reject(ReasonOf(err))
+		return false
+	}
+	if t.BlockTime > latest {
+		r.reject(ReasonFutureBlockTime)
+		return false
+	}
+	return true
 }

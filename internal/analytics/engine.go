@@ -190,12 +190,7 @@ func (e *Engine) ingest(trades []Trade, withCandles bool) IngestResult {
 	items := make([]ingestItem, 0, len(trades))
 	for i := range trades {
 		t := &trades[i]
-		if err := t.Validate(); err != nil {
-			res.reject(ReasonOf(err))
-			continue
-		}
-		if t.BlockTime > latest {
-			res.reject(ReasonFutureBlockTime)
+		if !res.admit(t, latest) {
 			continue
 		}
 		it := ingestItem{t: t, wallet: e.walletHash(t.Wallet), shard: uint32(e.shardIndex(t.Mint))}

@@ -121,3 +121,55 @@ const MarkCandles = "candles"
 // TradeBatchRows is how many trades the engines read per chunk when
 // streaming stored trades.
 const TradeBatchRows = 8192
+
+// Rows is a result set of either engine.
+type Rows interface {
+	Scanner
+	Next() bool
+	Err() error
+}
+
+// TradePage queries the trades with seq in (after, before), ascending, at
+// most limit of them; done releases the rows.
+type TradePage func(after, before int64, limit int) (rows Rows, done func(), err error)
+
+// ScanTradePages calls fn with the trades with seq in (after, before) (no
+// upper bound when before <= 0), ascending, TradeBatchRows at a time, one
+// query per chunk (keyset pagination: no long-lived read transaction). The
+// chunk is reused after fn returns.
+func ScanTradePages(after, before int64, page TradePage, fn func([]StoredTrade) error) error {
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	buf := make([]StoredTrade, 0, TradeBatchRows)
+	var data []byte
+	for {
+		buf = buf[:0]
+		rows, done, err := page(after, before, TradeBatchRows)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			buf = append(buf, StoredTrade{})
+			if err := ScanTrade(rows, &buf[len(buf)-1], &data); err != nil {
+				done()
+				return err
+			}
+		}
+		err = rows.Err()
+		done()
+		if err != nil {
+			return err
+		}
+		if len(buf) == 0 {
+			return nil
+		}
+		if err := fn(buf); err != nil {
+			return err
+		}
+		if len(buf) < TradeBatchRows {
+			return nil
+		}
+		after = buf[len(buf)-1].Seq
+	}
+}

@@ -113,40 +113,18 @@ func collectInserted(rows *sql.Rows, index map[string]int, res *storage.TradeIns
 // (before <= 0: no upper bound). fn may keep nothing of the chunk it is
 // given: the slice is reused.
 func (s *Store) ScanTrades(ctx context.Context, after, before int64, fn func([]storage.StoredTrade) error) error {
-	if before <= 0 {
-		before = 1<<63 - 1
-	}
 	q := `SELECT seq, ` + storage.TradeColumns + ` FROM trades WHERE seq > ? AND seq < ? ORDER BY seq LIMIT ?`
-	buf := make([]storage.StoredTrade, 0, storage.TradeBatchRows)
-	var data []byte
-	for {
-		buf = buf[:0]
-		rows, err := s.r.QueryContext(ctx, q, after, before, storage.TradeBatchRows)
+	err := storage.ScanTradePages(after, before, func(after, before int64, limit int) (storage.Rows, func(), error) {
+		rows, err := s.r.QueryContext(ctx, q, after, before, limit)
 		if err != nil {
-			return fmt.Errorf("sqlite: scan trades: %w", err)
+			return nil, nil, err
 		}
-		for rows.Next() {
-			buf = append(buf, storage.StoredTrade{})
-			if err := storage.ScanTrade(rows, &buf[len(buf)-1], &data); err != nil {
-				rows.Close()
-				return fmt.Errorf("sqlite: scan trades: %w", err)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("sqlite: scan trades: %w", err)
-		}
-		if len(buf) == 0 {
-			return nil
-		}
-		if err := fn(buf); err != nil {
-			return err
-		}
-		if len(buf) < storage.TradeBatchRows {
-			return nil
-		}
-		after = buf[len(buf)-1].Seq
+		return rows, func() { rows.Close() }, nil
+	}, fn)
+	if err != nil {
+		return fmt.Errorf("sqlite: scan trades: %w", err)
 	}
+	return nil
 }
 
 // TradeSeqBefore returns the highest seq committed in a minute of
