@@ -250,6 +250,9 @@ func (in *Ingester) Flush(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	in.saved = through
+	if len(rows) >= 10_000 {
+		in.log.Info("candles saved", "rows", len(rows), "candle_mark", through)
+	}
 	return len(rows), nil
 }
 
