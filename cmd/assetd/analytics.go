@@ -36,7 +36,8 @@ func analyticsConfig(demo bool) analytics.Config {
 	if demo {
 		return analytics.Config{DedupeMaxEntries: demoDedupeEntries}
 	}
-	return analytics.Config{}
+	// With a store behind ingest the store deduplicates (internal/ingest).
+	return analytics.Config{NoDedupe: true}
 }
 
 // runPrune prunes the engine periodically until ctx ends.

@@ -6,120 +6,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/assetd/assetd/internal/analytics"
-	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/ingest"
 )
-
-// candleStore persists the engine's candles.
-type candleStore interface {
-	UpsertCandles(ctx context.Context, rows []analytics.CandleUpdate) error
-	LoadCandles(ctx context.Context, since int64) ([]analytics.CandleUpdate, error)
-	PruneCandles(ctx context.Context, interval string, before int64) (int64, error)
-}
-
-// pruneStored applies the engine's per-interval retention
-// (analytics.DefaultRetention) to the stored candles.
-func pruneStored(ctx context.Context, st candleStore, now time.Time) (int64, error) {
-	var total int64
-	for _, iv := range market.Intervals {
-		keep := analytics.DefaultRetention(iv)
-		if keep <= 0 {
-			continue
-		}
-		n, err := st.PruneCandles(ctx, string(iv), now.Add(-keep).Unix())
-		if err != nil {
-			return total, err
-		}
-		total += n
-	}
-	return total, nil
-}
-
-// candleFlusher writes the engine's changed candles to the store, keeping
-// rows whose write failed for the next attempt.
-type candleFlusher struct {
-	st  candleStore
-	eng *analytics.Engine
-	log *slog.Logger
-	// mu serialises flushes: the periodic one (run) and the final one at
-	// shutdown may overlap.
-	mu      sync.Mutex
-	pending []analytics.CandleUpdate
-}
-
-// pendingRows is how many rows wait for the next attempt.
-func (f *candleFlusher) pendingRows() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.pending)
-}
-
-// flush writes what changed since the last flush.
-func (f *candleFlusher) flush(ctx context.Context) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	rows := append(f.pending, f.eng.DirtyCandles()...)
-	f.pending = nil
-	if len(rows) == 0 {
-		return 0, nil
-	}
-	if err := f.st.UpsertCandles(ctx, rows); err != nil {
-		f.pending = rows
-		return 0, err
-	}
-	return len(rows), nil
-}
-
-// run flushes every interval and applies the retention to the store
-// hourly, until ctx ends (the final flush is the caller's, after in-flight
-// requests drained).
-func (f *candleFlusher) run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	prune := time.NewTicker(time.Hour)
-	defer prune.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-prune.C:
-			if n, err := pruneStored(ctx, f.st, now); err != nil {
-				f.log.Warn("candle retention failed", "err", err)
-			} else if n > 0 {
-				f.log.Info("candles past retention deleted", "rows", n)
-			}
-		case <-t.C:
-			if _, err := f.flush(ctx); err != nil && ctx.Err() == nil {
-				f.log.Warn("candle flush failed; will retry", "pending", f.pendingRows(), "err", err)
-			}
-		}
-	}
-}
-
-// loadCandles applies the retention to the store, then installs every
-// stored candle into the engine. Invalid rows (see Engine.LoadCandles)
-// are skipped and counted in one summary line; they never stop a start.
-func loadCandles(ctx context.Context, st candleStore, eng *analytics.Engine, log *slog.Logger) (int, error) {
-	if _, err := pruneStored(ctx, st, time.Now()); err != nil {
-		return 0, err
-	}
-	rows, err := st.LoadCandles(ctx, 0)
-	if err != nil {
-		return 0, err
-	}
-	n, skipped := eng.LoadCandles(rows)
-	if len(skipped) > 0 {
-		log.Warn("invalid stored candles skipped", "skipped", len(skipped), "loaded", n, "first", skipped[0])
-	}
-	return n, nil
-}
 
 func (c *cli) ingest(ctx context.Context, args []string) error {
 	if len(args) == 0 || args[0] != "replay" {
@@ -139,30 +33,38 @@ func (c *cli) ingest(ctx context.Context, args []string) error {
 	})
 }
 
-// replay ingests an NDJSON file of trades into the store's candles.
+// replay stores an NDJSON file of trades: each batch is committed before
+// the progress line counts it. A running server picks the trades up
+// (storage.TopicTrades, and its periodic catch-up); a server started later
+// derives their candles at start (internal/ingest).
 func (c *cli) replay(ctx context.Context, st store, path string, batch int) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("ingest replay: %w", err)
 	}
 	defer f.Close()
-	eng, err := analytics.New(analytics.Config{MaxFutureSkew: 24 * time.Hour})
+	eng, err := analytics.New(analytics.Config{MaxFutureSkew: 24 * time.Hour, NoDedupe: true})
 	if err != nil {
 		return err
 	}
-	n, err := loadCandles(ctx, st, eng, slog.New(slog.NewTextHandler(c.stderr, nil)))
+	in, err := ingest.New(eng, st, ingest.Config{StoreOnly: true})
 	if err != nil {
-		return fmt.Errorf("ingest replay: load candles: %w", err)
+		return err
 	}
-	fmt.Fprintf(c.stderr, "loaded %d stored candles; replaying %s\n", n, path)
-	fl := &candleFlusher{st: st, eng: eng}
+	fmt.Fprintf(c.stderr, "replaying %s into the %s store\n", path, st.Engine())
 	var total analytics.IngestResult
 	reasons := map[string]int{}
 	badJSON, lines := 0, 0
 	buf := make([]analytics.Trade, 0, batch)
 	start, lastReport := time.Now(), time.Now()
-	ingest := func() {
-		r := eng.Ingest(buf)
+	ingestBatch := func() error {
+		if len(buf) == 0 {
+			return nil
+		}
+		r, err := in.Ingest(ctx, buf)
+		if err != nil {
+			return fmt.Errorf("ingest replay: store trades: %w", err)
+		}
 		total.Accepted += r.Accepted
 		total.Duplicates += r.Duplicates
 		total.Rejected += r.Rejected
@@ -170,6 +72,7 @@ func (c *cli) replay(ctx context.Context, st store, path string, batch int) erro
 			reasons[k] += v
 		}
 		buf = buf[:0]
+		return nil
 	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
@@ -186,7 +89,9 @@ func (c *cli) replay(ctx context.Context, st store, path string, batch int) erro
 		}
 		buf = append(buf, t)
 		if len(buf) == batch {
-			ingest()
+			if err := ingestBatch(); err != nil {
+				return err
+			}
 		}
 		if time.Since(lastReport) >= time.Second {
 			lastReport = time.Now()
@@ -200,10 +105,10 @@ func (c *cli) replay(ctx context.Context, st store, path string, batch int) erro
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("ingest replay: read %s at line %d: %w", path, lines, err)
 	}
-	ingest()
-	written, err := fl.flush(context.WithoutCancel(ctx))
-	if err != nil {
-		return fmt.Errorf("ingest replay: write candles: %w", err)
+	if ctx.Err() == nil { // interrupted: the buffered rest is not acknowledged
+		if err := ingestBatch(); err != nil {
+			return err
+		}
 	}
 	keys := make([]string, 0, len(reasons))
 	for k := range reasons {
@@ -214,7 +119,7 @@ func (c *cli) replay(ctx context.Context, st store, path string, batch int) erro
 	for _, k := range keys {
 		rs = append(rs, fmt.Sprintf("%s=%d", k, reasons[k]))
 	}
-	fmt.Fprintf(c.stdout, "replayed %s: %d lines, %d accepted, %d duplicates, %d rejected (%s), %d malformed JSON lines, %d candles written in %s\n",
-		path, lines, total.Accepted, total.Duplicates, total.Rejected, strings.Join(rs, " "), badJSON, written, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(c.stdout, "replayed %s: %d lines, %d accepted (stored), %d duplicates, %d rejected (%s), %d malformed JSON lines in %s\n",
+		path, lines, total.Accepted, total.Duplicates, total.Rejected, strings.Join(rs, " "), badJSON, time.Since(start).Round(time.Millisecond))
 	return ctx.Err()
 }

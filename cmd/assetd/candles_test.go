@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"crypto/sha256"
 	"fmt"
-	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +10,6 @@ import (
 	"time"
 
 	"github.com/mr-tron/base58"
-
-	"github.com/assetd/assetd/internal/analytics"
-	"github.com/assetd/assetd/internal/market"
 )
 
 // syntheticWallet is a well-formed address that is visibly no real wallet.
@@ -60,43 +53,5 @@ func TestReplayPersistsCandles(t *testing.T) {
 				t.Fatalf("candle %v; want open 1 high 1.02 low 0.98 close 1.01 at %d", c, hour)
 			}
 		})
-	}
-}
-
-// fakeCandleStore serves fixed rows.
-type fakeCandleStore struct{ rows []analytics.CandleUpdate }
-
-func (f fakeCandleStore) UpsertCandles(context.Context, []analytics.CandleUpdate) error { return nil }
-func (f fakeCandleStore) LoadCandles(context.Context, int64) ([]analytics.CandleUpdate, error) {
-	return f.rows, nil
-}
-func (f fakeCandleStore) PruneCandles(context.Context, string, int64) (int64, error) { return 0, nil }
-
-// TestLoadCandlesSkipsInvalidRows: a persisted +Inf volume (what two
-// usdAmount 1e308 trades left before the value bounds) no longer stops
-// the start: the row is skipped, counted in one summary line, and the
-// valid rows load.
-func TestLoadCandlesSkipsInvalidRows(t *testing.T) {
-	const usdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
-	hour := time.Now().UTC().Truncate(time.Hour).Add(-time.Hour).Unix()
-	row := func(t int64, vol float64) analytics.CandleUpdate {
-		return analytics.CandleUpdate{Mint: usdc, Interval: "1H", CandleRow: analytics.CandleRow{
-			Candle: market.Candle{Time: t, Open: 1, High: 1, Low: 1, Close: 1, Volume: vol}, Trades: 2}}
-	}
-	st := fakeCandleStore{rows: []analytics.CandleUpdate{row(hour-3600, 10), row(hour, math.Inf(1)), row(hour+3600, 1e308)}}
-	eng, err := analytics.New(analytics.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var logs bytes.Buffer
-	n, err := loadCandles(context.Background(), st, eng, slog.New(slog.NewTextHandler(&logs, nil)))
-	if err != nil || n != 1 {
-		t.Fatalf("loadCandles = %d, %v", n, err)
-	}
-	if !strings.Contains(logs.String(), "invalid stored candles skipped") || !strings.Contains(logs.String(), "skipped=2") {
-		t.Errorf("summary line missing:\n%s", logs.String())
-	}
-	if got := eng.Candles(usdc, "1H", 0, hour+7200); len(got) != 1 || got[0].Volume != 10 {
-		t.Errorf("loaded %v", got)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/curator"
 	"github.com/assetd/assetd/internal/httpapi"
+	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/oidc"
@@ -150,16 +151,17 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Candles persist across restarts, except the demo world's, which are
-	// regenerated from the simulation at every start.
-	var flusher *candleFlusher
+	// Trades are stored before they are acknowledged and the analytics
+	// state is rebuilt from the store at start (internal/ingest), except
+	// in the demo, whose world is regenerated at every start.
+	var trades *ingest.Ingester
 	if !cfg.demo {
-		n, err := loadCandles(ctx, st, eng, log)
-		if err != nil {
-			return fmt.Errorf("load candles: %w", err)
+		if trades, err = ingest.New(eng, st, ingest.Config{Log: log, Metrics: m}); err != nil {
+			return err
 		}
-		log.Info("candles loaded", "rows", n)
-		flusher = &candleFlusher{st: st, eng: eng, log: log}
+		if _, err := trades.Rebuild(ctx); err != nil {
+			return err
+		}
 	}
 	var feed *demoFeed
 	if mp.world != nil {
@@ -244,6 +246,9 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	cur = curator.New(curCfg)
 	cur.Refresh()
+	if trades != nil {
+		poller.On(storage.TopicTrades, func(ctx context.Context) error { _, err := trades.CatchUp(ctx); return err })
+	}
 	rate, window, _ := parseRate(cfg.rate)
 	quota, _ := parseQuota(cfg.quota)
 	exec, quoteBudget, err := newExecution(cfg, mp, cat.Snapshot, advisories)
@@ -256,6 +261,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Canonical: mp.cache, ExternalProvider: mp.external,
 		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
 		Curator: cur, Tokens: tokens.Index,
+		Trades:        tradeIngester(trades),
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
@@ -279,11 +285,11 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { mp.runWarmer(gctx, cat.Snapshot, cfg.market.warmInterval); return nil })
 	g.Go(func() error { api.RunTrending(gctx, trendingInterval); return nil })
 	g.Go(func() error { runPrune(gctx, eng, pruneInterval); return nil })
-	// flushStopped closes when the periodic flush loop has returned: the
-	// final flush must not run concurrently with it.
+	// flushStopped closes when the periodic candle save loop has returned:
+	// the final save must not run concurrently with it, nor before it.
 	flushStopped := make(chan struct{})
-	if flusher != nil {
-		g.Go(func() error { defer close(flushStopped); flusher.run(gctx, 5*time.Second); return nil })
+	if trades != nil {
+		g.Go(func() error { defer close(flushStopped); trades.Run(gctx, candleSaveInterval); return nil })
 	} else {
 		close(flushStopped)
 	}
@@ -331,9 +337,14 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 			_ = admin.Shutdown(sctx)
 		}
 		<-flushStopped
-		if flusher != nil {
-			if n, ferr := flusher.flush(sctx); ferr != nil {
-				log.Error("final candle flush failed", "err", ferr, "pending", flusher.pendingRows())
+		if trades != nil {
+			// Its own deadline: a save after a long rebuild may take a while,
+			// and a failed one only makes the next start re-derive candles.
+			fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			n, ferr := trades.Flush(fctx)
+			fcancel()
+			if ferr != nil {
+				log.Error("final candle flush failed (the candles are re-derived from the stored trades at the next start)", "err", ferr, "pending", trades.Pending())
 			} else {
 				log.Info("candles flushed", "rows", n)
 			}
@@ -345,6 +356,18 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return err
 	})
 	return g.Wait()
+}
+
+// candleSaveInterval is how often candles are saved (with the candle
+// mark); trades stored since are re-applied to the candles at start.
+const candleSaveInterval = 5 * time.Second
+
+// tradeIngester keeps a nil *ingest.Ingester a nil interface.
+func tradeIngester(in *ingest.Ingester) httpapi.TradeIngester {
+	if in == nil {
+		return nil
+	}
+	return in
 }
 
 func adminMux(m *metrics.Metrics) http.Handler {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage/postgres"
@@ -25,8 +26,8 @@ type store interface {
 	registryStore
 	lists.Store
 	lists.AdvisoryStore
-	candleStore
 	tokenindex.Store
+	ingest.Store
 	Migrate(ctx context.Context) (int, error)
 	Engine() string
 	Close() error

@@ -43,6 +43,10 @@ type Config struct {
 	MaxFutureSkew time.Duration
 	// Retention overrides DefaultRetention per interval (0 keeps forever).
 	Retention map[market.Interval]time.Duration
+	// NoDedupe turns the in-memory signature set off: every valid trade
+	// given to Ingest or Warm is applied. For callers that deduplicate
+	// against a trade store first (internal/ingest).
+	NoDedupe bool
 }
 
 // Engine is the in-memory trade analytics engine. It is safe for
@@ -116,7 +120,9 @@ func New(cfg Config) (*Engine, error) {
 	for i := range e.shards {
 		e.shards[i].mints = make(map[string]*mintState)
 	}
-	e.dd = newDedupe(n, int64(ttl/time.Second), maxEntries)
+	if !cfg.NoDedupe {
+		e.dd = newDedupe(n, int64(ttl/time.Second), maxEntries)
+	}
 	return e, nil
 }
 
@@ -184,42 +190,23 @@ func (e *Engine) ingest(trades []Trade, withCandles bool) IngestResult {
 	items := make([]ingestItem, 0, len(trades))
 	for i := range trades {
 		t := &trades[i]
-		if err := t.Validate(); err != nil {
-			res.reject(ReasonOf(err))
+		if !res.admit(t, latest) {
 			continue
 		}
-		if t.BlockTime > latest {
-			res.reject(ReasonFutureBlockTime)
-			continue
+		it := ingestItem{t: t, wallet: e.walletHash(t.Wallet), shard: uint32(e.shardIndex(t.Mint))}
+		if e.dd != nil {
+			it.key = e.dd.key(t.Signature)
 		}
-		items = append(items, ingestItem{
-			t:      t,
-			key:    e.dd.key(t.Signature),
-			wallet: e.walletHash(t.Wallet),
-			shard:  uint32(e.shardIndex(t.Mint)),
-		})
+		items = append(items, it)
 	}
 	if len(items) > 0 {
 		nsh := len(e.shards)
-		mask := uint64(nsh - 1)
 		order := make([]int32, len(items))
 		starts := make([]int32, nsh+1)
 
-		groupBy(items, order, starts, func(it *ingestItem) int { return int(it.key.h & mask) })
-		for s := range nsh {
-			grp := order[starts[s]:starts[s+1]]
-			if len(grp) == 0 {
-				continue
-			}
-			d := &e.dd.shards[s]
-			d.mu.Lock()
-			for _, i := range grp {
-				it := &items[i]
-				it.dup = !e.dd.insertLocked(d, it.key, nowSec)
-			}
-			d.mu.Unlock()
+		if e.dd != nil {
+			e.dedupe(items, order, starts, nowSec)
 		}
-
 		groupBy(items, order, starts, func(it *ingestItem) int { return int(it.shard) })
 		for s := range nsh {
 			grp := order[starts[s]:starts[s+1]]
@@ -244,6 +231,26 @@ func (e *Engine) ingest(trades []Trade, withCandles bool) IngestResult {
 	e.duplicates.Add(uint64(res.Duplicates))
 	e.rejected.Add(uint64(res.Rejected))
 	return res
+}
+
+// dedupe marks the items whose signature the dedupe set already holds
+// (dup), grouped by signature shard: one lock per shard per batch.
+func (e *Engine) dedupe(items []ingestItem, order, starts []int32, nowSec int64) {
+	mask := uint64(len(e.dd.shards) - 1)
+	groupBy(items, order, starts, func(it *ingestItem) int { return int(it.key.h & mask) })
+	for s := range e.dd.shards {
+		grp := order[starts[s]:starts[s+1]]
+		if len(grp) == 0 {
+			continue
+		}
+		d := &e.dd.shards[s]
+		d.mu.Lock()
+		for _, i := range grp {
+			it := &items[i]
+			it.dup = !e.dd.insertLocked(d, it.key, nowSec)
+		}
+		d.mu.Unlock()
+	}
 }
 
 // groupBy fills order with the indexes of items grouped by key (0 ..
@@ -407,7 +414,10 @@ type Stats struct {
 
 // Stats returns current totals (it locks each shard briefly).
 func (e *Engine) Stats() Stats {
-	st := Stats{Signatures: e.dd.size(), Accepted: e.accepted.Load(), Duplicates: e.duplicates.Load(), Rejected: e.rejected.Load()}
+	st := Stats{Accepted: e.accepted.Load(), Duplicates: e.duplicates.Load(), Rejected: e.rejected.Load()}
+	if e.dd != nil {
+		st.Signatures = e.dd.size()
+	}
 	for si := range e.shards {
 		sh := &e.shards[si]
 		sh.mu.Lock()

@@ -28,6 +28,12 @@ type Analytics interface {
 	Trending(now time.Time, excluded func(mint string) bool) analytics.TrendingSet
 }
 
+// TradeIngester stores trades before the engine sees them
+// (internal/ingest). An error means nothing of the batch is acknowledged.
+type TradeIngester interface {
+	Ingest(ctx context.Context, trades []analytics.Trade) (analytics.IngestResult, error)
+}
+
 // Limits of the analytics endpoints.
 const (
 	// MaxCandlesPerRequest bounds (to − from) / interval of one OHLCV or
@@ -326,8 +332,21 @@ func (s *Server) ingestTrades(w http.ResponseWriter, r *http.Request) error {
 		}
 		trades = append(trades, t)
 	}
+	if s.d.Trades != nil {
+		// The ingester counts its own rejections; these are the events
+		// that did not parse.
+		s.d.Metrics.ObserveIngest(0, 0, out.Reasons)
+	}
 	if len(trades) > 0 {
-		res := s.d.Analytics.Ingest(trades)
+		var res analytics.IngestResult
+		if s.d.Trades != nil {
+			var err error
+			if res, err = s.d.Trades.Ingest(r.Context(), trades); err != nil {
+				return &apierr.Error{Kind: apierr.Internal, Message: "the trades could not be stored; none of them is acknowledged, retry the request", Cause: err}
+			}
+		} else {
+			res = s.d.Analytics.Ingest(trades)
+		}
 		out.Accepted, out.Duplicates = res.Accepted, res.Duplicates
 		out.Rejected += res.Rejected
 		for k, n := range res.Reasons {

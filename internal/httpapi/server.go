@@ -63,6 +63,10 @@ type Deps struct {
 	// price charts and trade ingest (nil: trending and candles are empty,
 	// ingest answers 404).
 	Analytics Analytics
+	// Trades, when set, makes trade ingest durable: POST
+	// /v1/internal/trades stores each batch through it before answering
+	// (nil: the batch goes straight to Analytics, in memory only).
+	Trades TradeIngester
 	// Advisories annotates mints (nil: none flagged).
 	Advisories AdvisoryLookup
 	// Metadata is the live token metadata provider for list member

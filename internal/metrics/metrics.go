@@ -22,6 +22,13 @@ type Metrics struct {
 	// ProviderNulled counts upstream values a provider adapter nulled as
 	// implausible (internal/bounds), by provider and field.
 	ProviderNulled *prometheus.CounterVec
+	// Trade ingest (POST /v1/internal/trades, ingest replay): trades
+	// stored, duplicates of stored ones, rejected by reason code; and the
+	// duration of the start-up rebuild of the analytics state.
+	TradesAccepted   prometheus.Counter
+	TradesDuplicates prometheus.Counter
+	TradesRejected   *prometheus.CounterVec // reason
+	TradesRebuild    prometheus.Histogram
 }
 
 // New creates and registers the collectors, plus the Go and process
@@ -54,8 +61,35 @@ func New() *Metrics {
 		ProviderNulled: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "assetd_provider_values_nulled_total", Help: "Implausible upstream values (negative, non-finite, above the ceilings) served as null, by provider and field.",
 		}, []string{"provider", "field"}),
+		TradesAccepted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "assetd_trades_accepted_total", Help: "Trades stored by ingest (acknowledged).",
+		}),
+		TradesDuplicates: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "assetd_trades_duplicate_total", Help: "Ingested trades whose signature was already stored.",
+		}),
+		TradesRejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "assetd_trades_rejected_total", Help: "Ingested trades rejected, by reason code.",
+		}, []string{"reason"}),
+		TradesRebuild: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "assetd_analytics_rebuild_seconds", Help: "Duration of the start-up rebuild of the analytics state from stored trades.",
+			Buckets: []float64{.01, .1, .5, 1, 2, 5, 10, 20, 60},
+		}),
 	}
 	m.Registry.MustRegister(m.Requests, m.Latency, m.InFlight, m.Limiter, m.Panics, m.AuthFails, m.Includes, m.ProviderNulled,
+		m.TradesAccepted, m.TradesDuplicates, m.TradesRejected, m.TradesRebuild,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// ObserveIngest counts one ingest call's outcome; rejected maps reason
+// codes to counts. A nil *Metrics counts nothing.
+func (m *Metrics) ObserveIngest(accepted, duplicates int, rejected map[string]int) {
+	if m == nil {
+		return
+	}
+	m.TradesAccepted.Add(float64(accepted))
+	m.TradesDuplicates.Add(float64(duplicates))
+	for reason, n := range rejected {
+		m.TradesRejected.WithLabelValues(reason).Add(float64(n))
+	}
 }

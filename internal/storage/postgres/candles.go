@@ -5,12 +5,14 @@ import (
 	"fmt"
 
 	"github.com/assetd/assetd/internal/analytics"
+	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/jackc/pgx/v5"
 )
 
-const upsertCandle = `INSERT INTO candles(` + storage.CandleColumns + `)
-	VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)
+const upsertCandlesSQL = `INSERT INTO candles(` + storage.CandleColumns + `)
+	SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[],
+		$8::float8[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::bigint[], $14::bigint[], $15::text[])
 	ON CONFLICT (mint, interval, start) DO UPDATE SET open=EXCLUDED.open, high=EXCLUDED.high, low=EXCLUDED.low,
 	close=EXCLUDED.close, volume=EXCLUDED.volume, trades=EXCLUDED.trades, open_slot=EXCLUDED.open_slot,
 	open_time=EXCLUDED.open_time, open_sig=EXCLUDED.open_sig, close_slot=EXCLUDED.close_slot,
@@ -22,23 +24,59 @@ func (s *Store) UpsertCandles(ctx context.Context, rows []analytics.CandleUpdate
 	if len(rows) == 0 {
 		return nil
 	}
-	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		b := &pgx.Batch{}
-		for i := range rows {
-			b.Queue(upsertCandle, storage.CandleArgs(&rows[i])...)
-		}
-		return tx.SendBatch(ctx, b).Close()
-	})
+	err := s.withTx(ctx, func(tx pgx.Tx) error { return upsertCandles(ctx, tx, rows) })
 	if err != nil {
 		return fmt.Errorf("postgres: upsert %d candles: %w", len(rows), err)
 	}
 	return nil
 }
 
+// upsertCandles writes rows inside tx in one statement (a later row for
+// the same candle replaces an earlier one).
+func upsertCandles(ctx context.Context, tx pgx.Tx, rows []analytics.CandleUpdate) error {
+	// One statement may not update a row twice: keep each candle's last.
+	type key struct {
+		mint     string
+		interval market.Interval
+		start    int64
+	}
+	last := make(map[key]int, len(rows))
+	for i := range rows {
+		last[key{rows[i].Mint, rows[i].Interval, rows[i].Time}] = i
+	}
+	n := len(last)
+	mint, iv, openSig, closeSig := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n), make([]string, 0, n)
+	start, trades, openSlot, openTime, closeSlot, closeTime := make([]int64, 0, n), make([]int64, 0, n), make([]int64, 0, n),
+		make([]int64, 0, n), make([]int64, 0, n), make([]int64, 0, n)
+	o, h, l, c, v := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
+	for i := range rows {
+		r := &rows[i]
+		if last[key{r.Mint, r.Interval, r.Time}] != i {
+			continue
+		}
+		mint, iv, start = append(mint, r.Mint), append(iv, string(r.Interval)), append(start, r.Time)
+		o, h, l, c, v = append(o, r.Open), append(h, r.High), append(l, r.Low), append(c, r.Close), append(v, r.Volume)
+		trades = append(trades, r.Trades)
+		openSlot, openTime, openSig = append(openSlot, r.OpenRef.Slot), append(openTime, r.OpenRef.BlockTime), append(openSig, r.OpenRef.Signature)
+		closeSlot, closeTime, closeSig = append(closeSlot, r.CloseRef.Slot), append(closeTime, r.CloseRef.BlockTime), append(closeSig, r.CloseRef.Signature)
+	}
+	_, err := tx.Exec(ctx, upsertCandlesSQL, mint, iv, start, o, h, l, c, v, trades, openSlot, openTime, openSig, closeSlot, closeTime, closeSig)
+	return err
+}
+
 // LoadCandles returns every stored candle starting at or after since
 // (unix seconds), ordered by mint, interval and start.
 func (s *Store) LoadCandles(ctx context.Context, since int64) ([]analytics.CandleUpdate, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+storage.CandleColumns+` FROM candles WHERE start >= $1 ORDER BY mint, interval, start`, since)
+	return loadCandles(ctx, s.pool, since)
+}
+
+// querier is a pool, connection or transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+func loadCandles(ctx context.Context, q querier, since int64) ([]analytics.CandleUpdate, error) {
+	rows, err := q.Query(ctx, `SELECT `+storage.CandleColumns+` FROM candles WHERE start >= $1 ORDER BY mint, interval, start`, since)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: load candles: %w", err)
 	}

@@ -16,26 +16,52 @@ func (s *Store) UpsertCandles(ctx context.Context, rows []analytics.CandleUpdate
 	if len(rows) == 0 {
 		return nil
 	}
-	q := `INSERT INTO candles(` + storage.CandleColumns + `) VALUES (` + strings.TrimSuffix(strings.Repeat("?,", 15), ",") + `)
-		ON CONFLICT(mint, interval, start) DO UPDATE SET open=excluded.open, high=excluded.high, low=excluded.low,
-		close=excluded.close, volume=excluded.volume, trades=excluded.trades, open_slot=excluded.open_slot,
-		open_time=excluded.open_time, open_sig=excluded.open_sig, close_slot=excluded.close_slot,
-		close_time=excluded.close_time, close_sig=excluded.close_sig`
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, q)
+	err := s.withTx(ctx, func(tx *sql.Tx) error { return upsertCandles(ctx, tx, rows) })
+	if err != nil {
+		return fmt.Errorf("sqlite: upsert %d candles: %w", len(rows), err)
+	}
+	return nil
+}
+
+// candleChunk is the number of candles per multi-row upsert: 15 columns
+// each stays under SQLite's 32,766 bound variables.
+const candleChunk = 2000
+
+func upsertCandlesSQL(n int) string {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", 15), ",") + ")"
+	return `INSERT INTO candles(` + storage.CandleColumns + `) VALUES ` + strings.TrimSuffix(strings.Repeat(row+",", n), ",") + `
+	ON CONFLICT(mint, interval, start) DO UPDATE SET open=excluded.open, high=excluded.high, low=excluded.low,
+	close=excluded.close, volume=excluded.volume, trades=excluded.trades, open_slot=excluded.open_slot,
+	open_time=excluded.open_time, open_sig=excluded.open_sig, close_slot=excluded.close_slot,
+	close_time=excluded.close_time, close_sig=excluded.close_sig`
+}
+
+// upsertCandles writes rows inside tx, in multi-row statements (a later
+// row for the same candle replaces an earlier one).
+func upsertCandles(ctx context.Context, tx *sql.Tx, rows []analytics.CandleUpdate) error {
+	var full *sql.Stmt
+	args := make([]any, 0, min(len(rows), candleChunk)*15)
+	for lo := 0; lo < len(rows); lo += candleChunk {
+		chunk := rows[lo:min(lo+candleChunk, len(rows))]
+		args = args[:0]
+		for i := range chunk {
+			args = append(args, storage.CandleArgs(&chunk[i])...)
+		}
+		var err error
+		if len(chunk) == candleChunk {
+			if full == nil {
+				if full, err = tx.PrepareContext(ctx, upsertCandlesSQL(candleChunk)); err != nil {
+					return err
+				}
+				defer full.Close()
+			}
+			_, err = full.ExecContext(ctx, args...)
+		} else {
+			_, err = tx.ExecContext(ctx, upsertCandlesSQL(len(chunk)), args...)
+		}
 		if err != nil {
 			return err
 		}
-		defer st.Close()
-		for i := range rows {
-			if _, err := st.ExecContext(ctx, storage.CandleArgs(&rows[i])...); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("sqlite: upsert %d candles: %w", len(rows), err)
 	}
 	return nil
 }
@@ -43,7 +69,16 @@ func (s *Store) UpsertCandles(ctx context.Context, rows []analytics.CandleUpdate
 // LoadCandles returns every stored candle starting at or after since
 // (unix seconds), ordered by mint, interval and start.
 func (s *Store) LoadCandles(ctx context.Context, since int64) ([]analytics.CandleUpdate, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+storage.CandleColumns+` FROM candles WHERE start >= ? ORDER BY mint, interval, start`, since)
+	return loadCandles(ctx, s.r, since)
+}
+
+// queryer is a *sql.DB or *sql.Tx.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func loadCandles(ctx context.Context, q queryer, since int64) ([]analytics.CandleUpdate, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+storage.CandleColumns+` FROM candles WHERE start >= ? ORDER BY mint, interval, start`, since)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: load candles: %w", err)
 	}

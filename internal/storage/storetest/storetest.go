@@ -104,6 +104,9 @@ func Run(t *testing.T, h Harness) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
 	}
+	for _, tc := range TradeTests { // trades.go
+		t.Run(tc.Name, func(t *testing.T) { tc.Fn(t, h) })
+	}
 }
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
