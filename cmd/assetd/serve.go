@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -33,30 +32,29 @@ import (
 
 func (c *cli) parseServe(args []string) (serveConfig, error) {
 	var cfg serveConfig
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
-	c.addStoreFlags(fs, &cfg.storeFlags)
-	fs.StringVar(&cfg.addr, "addr", c.env("ASSETD_ADDR", "127.0.0.1:8080"), "API listen address (env ASSETD_ADDR)")
-	fs.StringVar(&cfg.adminAddr, "admin-addr", c.env("ASSETD_ADMIN_ADDR", ""), "metrics and pprof listen address; off when empty (env ASSETD_ADMIN_ADDR)")
-	fs.BoolVar(&cfg.demo, "demo", c.envBool("ASSETD_DEMO"), "serve the built-in simulated market feed (env ASSETD_DEMO)")
-	fs.StringVar(&cfg.oidcIssuer, "oidc-issuer", c.env("ASSETD_OIDC_ISSUER", ""), "OIDC issuer URL whose JWTs /v1/whoami accepts (env ASSETD_OIDC_ISSUER)")
-	fs.StringVar(&cfg.oidcAudience, "oidc-audience", c.env("ASSETD_OIDC_AUDIENCE", ""), "required JWT audience (env ASSETD_OIDC_AUDIENCE)")
-	fs.StringVar(&cfg.rate, "rate-limit", c.env("ASSETD_RATE_LIMIT", "100000/10s"), "default per-key rate, N/WINDOW (env ASSETD_RATE_LIMIT)")
-	fs.StringVar(&cfg.quota, "quota", c.env("ASSETD_QUOTA", "1000000000/month"), "default per-key monthly quota, N/month (env ASSETD_QUOTA)")
-	fs.StringVar(&cfg.market.marketAKey, "marketdata-a-key", c.env("ASSETD_MARKETDATA_A_KEY", ""), "API key of the Birdeye-compatible marketdata_a provider; enables it (env ASSETD_MARKETDATA_A_KEY)")
-	fs.StringVar(&cfg.market.marketAURL, "marketdata-a-url", c.env("ASSETD_MARKETDATA_A_URL", ""), "base URL of marketdata_a (default: the vendor's public API)")
-	fs.BoolVar(&cfg.market.marketB, "marketdata-b", c.env("ASSETD_MARKETDATA_B", "true") != "false", "use the keyless DexScreener-compatible marketdata_b provider (env ASSETD_MARKETDATA_B)")
-	fs.StringVar(&cfg.market.marketBURL, "marketdata-b-url", c.env("ASSETD_MARKETDATA_B_URL", ""), "base URL of marketdata_b (default: the vendor's public API)")
-	fs.StringVar(&cfg.market.metaURL, "token-metadata-url", c.env("ASSETD_TOKEN_METADATA_URL", ""), "base URL of a Jupiter Tokens v2 compatible metadata API; with it or a key, names unknown mints (env ASSETD_TOKEN_METADATA_URL)")
-	fs.StringVar(&cfg.market.metaKey, "token-metadata-key", c.env("ASSETD_TOKEN_METADATA_KEY", ""), "API key of the token metadata API (env ASSETD_TOKEN_METADATA_KEY)")
+	fs := newFlagSet("serve")
+	addStoreFlags(fs, &cfg.storeFlags, defaultStoreFlags)
+	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "API listen address")
+	fs.StringVar(&cfg.adminAddr, "admin-addr", "", "metrics and pprof listen address; off when empty")
+	fs.BoolVar(&cfg.demo, "demo", false, "serve the built-in simulated market feed (its own default data dir, "+demoDataDir+")")
+	fs.StringVar(&cfg.oidcIssuer, "oidc-issuer", "", "OIDC issuer URL whose JWTs /v1/whoami accepts")
+	fs.StringVar(&cfg.oidcAudience, "oidc-audience", "", "required JWT audience")
+	fs.StringVar(&cfg.rate, "rate-limit", "100000/10s", "default per-key rate, N/WINDOW")
+	fs.StringVar(&cfg.quota, "quota", "1000000000/month", "default per-key monthly quota, N/month")
+	fs.StringVar(&cfg.market.marketAKey, "marketdata-a-key", "", "API key of the Birdeye-compatible marketdata_a provider; enables it")
+	fs.StringVar(&cfg.market.marketAURL, "marketdata-a-url", "", "base URL of marketdata_a (default: the vendor's public API)")
+	fs.BoolVar(&cfg.market.marketB, "marketdata-b", true, "use the keyless DexScreener-compatible marketdata_b provider")
+	fs.StringVar(&cfg.market.marketBURL, "marketdata-b-url", "", "base URL of marketdata_b (default: the vendor's public API)")
+	fs.StringVar(&cfg.market.metaURL, "token-metadata-url", "", "base URL of a Jupiter Tokens v2 compatible metadata API; with it or a key, names unknown mints")
+	fs.StringVar(&cfg.market.metaKey, "token-metadata-key", "", "API key of the token metadata API")
 	fs.Float64Var(&cfg.market.budget, "provider-budget", 5, "requests per second each real provider may receive")
-	fs.BoolVar(&cfg.market.ext, "extprovider", c.envBool("ASSETD_EXTPROVIDER"), "use the CoinGecko-compatible external provider (keyless public API unless a key is given) for canonical market data, profiles, tickers and price charts (env ASSETD_EXTPROVIDER)")
-	fs.StringVar(&cfg.market.extKey, "extprovider-key", c.env("ASSETD_EXTPROVIDER_KEY", ""), "API key of the external provider; enables it (env ASSETD_EXTPROVIDER_KEY)")
-	fs.StringVar(&cfg.market.extURL, "extprovider-url", c.env("ASSETD_EXTPROVIDER_URL", ""), "base URL of the external provider (default: the vendor's public or pro API)")
-	fs.BoolVar(&cfg.market.extPro, "extprovider-pro", c.envBool("ASSETD_EXTPROVIDER_PRO"), "the key is a pro key (pro base URL and header) (env ASSETD_EXTPROVIDER_PRO)")
+	fs.BoolVar(&cfg.market.ext, "extprovider", false, "use the CoinGecko-compatible external provider (keyless public API unless a key is given) for canonical market data, profiles, tickers and price charts")
+	fs.StringVar(&cfg.market.extKey, "extprovider-key", "", "API key of the external provider; enables it")
+	fs.StringVar(&cfg.market.extURL, "extprovider-url", "", "base URL of the external provider (default: the vendor's public or pro API)")
+	fs.BoolVar(&cfg.market.extPro, "extprovider-pro", false, "the key is a pro key (pro base URL and header)")
 	fs.Float64Var(&cfg.market.extBudget, "extprovider-budget", 0.4, "requests per second the external provider may receive (its free tier allows about 30 a minute); calls over it are deferred, never queued")
-	fs.StringVar(&cfg.market.stockFile, "stock-file", c.env("ASSETD_STOCK_FILE", ""), "CSV of daily stock candles (ticker,date,open,high,low,close,volume) for mapped public equities (env ASSETD_STOCK_FILE)")
-	fs.StringVar(&cfg.market.preIPOFile, "preipo-file", c.env("ASSETD_PREIPO_FILE", ""), "JSON file of pre-IPO reference marks (docs/providers.md) (env ASSETD_PREIPO_FILE)")
+	fs.StringVar(&cfg.market.stockFile, "stock-file", "", "CSV of daily stock candles (ticker,date,open,high,low,close,volume) for mapped public equities")
+	fs.StringVar(&cfg.market.preIPOFile, "preipo-file", "", "JSON file of pre-IPO reference marks (docs/providers.md)")
 	fs.DurationVar(&cfg.market.warmInterval, "warm-interval", 30*time.Second, "how often every registry mint's market data is re-warmed")
 	fs.DurationVar(&cfg.market.startupWarmup, "startup-warmup", 3*time.Second, "how long start-up may spend filling the market cache before serving")
 	fs.IntVar(&cfg.lists.ListsPerProject, "lists-per-project", lists.DefaultListsPerProject, "community lists one project may own")
@@ -68,10 +66,13 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.DurationVar(&cfg.listsHTTP.LookupTimeout, "list-lookup-timeout", httpapi.DefaultLookupTimeout, "longest wait for live provider lookups of one member PUT or bulk add; unresolved mints fail as unknown_mint (env ASSETD_LIST_LOOKUP_TIMEOUT)")
 	fs.StringVar(&cfg.allowedDuplicates, "allowed-duplicates", c.env("ASSETD_ALLOWED_DUPLICATES", ""), "JSON allow-list of mints that legitimately share a protected symbol (curator search never flags them) (env ASSETD_ALLOWED_DUPLICATES)")
 	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for in-flight requests")
-	c.addExecutionFlags(fs, &cfg.execution)
+	addExecutionFlags(fs, &cfg.execution)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes")
-	if err := fs.Parse(args); err != nil {
+	if err := c.parse(fs, args, true); err != nil {
 		return cfg, err
+	}
+	if cfg.demo && cfg.databaseURL == "" && !provided(fs)["data-dir"] {
+		cfg.dataDir = demoDataDir
 	}
 	if fs.NArg() > 0 {
 		return cfg, usageError{fmt.Sprintf("serve: unexpected argument %q", fs.Arg(0))}
