@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,7 +24,7 @@ func TestRepositoryHygiene(t *testing.T) {
 	}
 	ignore := strings.Fields(read(".gitignore"))
 	for _, want := range []string{"/data/", "/data-demo/"} {
-		if !contains(ignore, want) {
+		if !slices.Contains(ignore, want) {
 			t.Errorf(".gitignore lacks %s", want)
 		}
 	}
@@ -42,13 +43,4 @@ func TestRepositoryHygiene(t *testing.T) {
 			t.Errorf(".ci/run lacks %q", want)
 		}
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
