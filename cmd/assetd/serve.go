@@ -130,6 +130,21 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	log := newLogger(c.stderr, cfg.storeFlags)
+	// Bind first, so a taken port is reported at once rather than after
+	// the store, registry and market warm-up; connections wait in the
+	// backlog until serving starts.
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+	}
+	defer ln.Close()
+	var aln net.Listener
+	if cfg.adminAddr != "" {
+		if aln, err = net.Listen("tcp", cfg.adminAddr); err != nil {
+			return fmt.Errorf("listen on admin %s: %w", cfg.adminAddr, err)
+		}
+		defer aln.Close()
+	}
 	st, err := openStore(ctx, cfg.storeFlags, log)
 	if err != nil {
 		return err
@@ -262,10 +277,6 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Execution:     exec, QuoteBudget: quoteBudget,
 	})
 
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
-	}
 	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	log.Info("assetd listening", "addr", ln.Addr().String(), "engine", st.Engine(), "demo", cfg.demo)
@@ -304,12 +315,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return nil
 	})
 	var admin *http.Server
-	if cfg.adminAddr != "" {
-		aln, err := net.Listen("tcp", cfg.adminAddr)
-		if err != nil {
-			srv.Close()
-			return fmt.Errorf("listen on admin %s: %w", cfg.adminAddr, err)
-		}
+	if aln != nil {
 		admin = &http.Server{Handler: adminMux(m), ReadHeaderTimeout: 10 * time.Second}
 		log.Info("admin listening", "addr", aln.Addr().String())
 		g.Go(func() error {
@@ -342,10 +348,12 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		if ferr := rec.Close(sctx); ferr != nil {
 			log.Error("usage flush incomplete", "err", ferr, "dropped", rec.Dropped())
 		}
-		log.Info("shutdown complete", "usage_written", rec.Written(), "usage_dropped", rec.Dropped())
 		return err
 	})
-	return g.Wait()
+	err = g.Wait()
+	// Every worker has returned: this is the last line serve logs.
+	log.Info("shutdown complete", "usage_written", rec.Written(), "usage_dropped", rec.Dropped())
+	return err
 }
 
 func adminMux(m *metrics.Metrics) http.Handler {
