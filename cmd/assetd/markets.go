@@ -244,8 +244,9 @@ func (p *marketPipeline) warmup(ctx context.Context, snap *registry.Snapshot, d 
 		"upstream_errors", p.cache.UpstreamErrors(), "took", time.Since(start).Round(time.Millisecond))
 }
 
-// runWarmer re-warms every registry mint periodically until ctx ends.
-func (p *marketPipeline) runWarmer(ctx context.Context, snap func() *registry.Snapshot, every time.Duration) {
+// runWarmer re-warms every registry mint periodically until ctx ends,
+// logging one summary of the previous cycle each time.
+func (p *marketPipeline) runWarmer(ctx context.Context, snap func() *registry.Snapshot, every time.Duration, log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -253,7 +254,9 @@ func (p *marketPipeline) runWarmer(ctx context.Context, snap func() *registry.Sn
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			p.warm(snap())
+			s := snap()
+			p.cache.LogCycle(log, registryMints(s))
+			p.warm(s)
 		}
 	}
 }

@@ -288,7 +288,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { poller.Run(gctx); return nil })
 	g.Go(func() error { cat.Run(gctx, time.Second); return nil })
 	g.Go(func() error { mp.cache.Run(gctx); return nil })
-	g.Go(func() error { mp.runWarmer(gctx, cat.Snapshot, cfg.market.warmInterval); return nil })
+	g.Go(func() error { mp.runWarmer(gctx, cat.Snapshot, cfg.market.warmInterval, log); return nil })
 	g.Go(func() error { api.RunTrending(gctx, trendingInterval); return nil })
 	g.Go(func() error { runPrune(gctx, eng, pruneInterval); return nil })
 	// flushStopped closes when the periodic flush loop has returned: the

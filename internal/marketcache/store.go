@@ -38,6 +38,13 @@ func (s *store[V]) get(key string, now time.Time) *item[V] {
 	return it
 }
 
+// peek returns the item of key, or nil, without marking it used.
+func (s *store[V]) peek(key string) *item[V] {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.items[key]
+}
+
 // put stores val for key.
 func (s *store[V]) put(key string, val V, fetchedAt time.Time) {
 	s.mu.Lock()
