@@ -130,6 +130,8 @@ type serveConfig struct {
 	quota          string
 	shutdownGrace  time.Duration
 	reloadInterval time.Duration
+	// readyMinCoverage: share of curated mints priced before /readyz is 200.
+	readyMinCoverage float64
 	market         marketFlags
 	lists          lists.Limits
 	listsHTTP      httpapi.ListsConfig

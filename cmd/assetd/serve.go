@@ -20,6 +20,7 @@ import (
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/oidc"
 	"github.com/assetd/assetd/internal/ratelimit"
+	"github.com/assetd/assetd/internal/readiness"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
@@ -63,8 +64,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.IntVar(&cfg.listsHTTP.LookupsPerBatch, "list-lookups-per-batch", 50, "live provider lookups per bulk member add")
 	fs.IntVar(&cfg.listsHTTP.BatchBudget, "list-batch-budget", 30, "bulk member adds per key per 10 minutes")
 	fs.IntVar(&cfg.listsHTTP.SearchBudget, "list-search-budget", 120, "curator searches per key per 10 minutes")
-	fs.DurationVar(&cfg.listsHTTP.LookupTimeout, "list-lookup-timeout", httpapi.DefaultLookupTimeout, "longest wait for live provider lookups of one member PUT or bulk add; unresolved mints fail as unknown_mint (env ASSETD_LIST_LOOKUP_TIMEOUT)")
-	fs.StringVar(&cfg.allowedDuplicates, "allowed-duplicates", c.env("ASSETD_ALLOWED_DUPLICATES", ""), "JSON allow-list of mints that legitimately share a protected symbol (curator search never flags them) (env ASSETD_ALLOWED_DUPLICATES)")
+	fs.DurationVar(&cfg.listsHTTP.LookupTimeout, "list-lookup-timeout", httpapi.DefaultLookupTimeout, "longest wait for live provider lookups of one member PUT or bulk add; unresolved mints fail as unknown_mint")
+	fs.StringVar(&cfg.allowedDuplicates, "allowed-duplicates", "", "JSON allow-list of mints that legitimately share a protected symbol (curator search never flags them)")
+	fs.Float64Var(&cfg.readyMinCoverage, "ready-min-coverage", readiness.DefaultMinCoverage, "share of curated mints the market cache must price before /readyz answers 200 (when a price provider is configured)")
 	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for in-flight requests")
 	addExecutionFlags(fs, &cfg.execution)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes")
@@ -78,13 +80,6 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 		return cfg, usageError{fmt.Sprintf("serve: unexpected argument %q", fs.Arg(0))}
 	}
 	var errs []error
-	if v := c.getenv("ASSETD_LIST_LOOKUP_TIMEOUT"); v != "" && !flagSet(fs, "list-lookup-timeout") {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("ASSETD_LIST_LOOKUP_TIMEOUT: %w", err))
-		}
-		cfg.listsHTTP.LookupTimeout = d
-	}
 	if cfg.listsHTTP.LookupTimeout <= 0 || cfg.listsHTTP.LookupTimeout > time.Minute {
 		errs = append(errs, errors.New("--list-lookup-timeout (ASSETD_LIST_LOOKUP_TIMEOUT) must be within 1ns..1m"))
 	}
@@ -113,6 +108,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	}
 	if cfg.market.budget <= 0 || cfg.market.extBudget <= 0 || cfg.market.warmInterval < time.Second || cfg.market.startupWarmup < 0 {
 		errs = append(errs, errors.New("--provider-budget and --extprovider-budget must be positive, --warm-interval at least 1s and --startup-warmup not negative"))
+	}
+	if !(cfg.readyMinCoverage > 0 && cfg.readyMinCoverage <= 1) {
+		errs = append(errs, fmt.Errorf("--ready-min-coverage must be within (0, 1], not %v", cfg.readyMinCoverage))
 	}
 	cfg.lists = cfg.lists.WithDefaults()
 	if err := cfg.lists.Validate(); err != nil {
@@ -162,7 +160,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	m := metrics.New()
 	cfg.market.implausible = func(provider, field string) { m.ProviderNulled.WithLabelValues(provider, field).Inc() }
-	mp, err := newMarketPipeline(cfg, snap, eng, log)
+	mp, err := newMarketPipeline(cfg, snap, eng, m, log)
 	if err != nil {
 		return err
 	}
@@ -192,6 +190,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	log.Info("registry loaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
 	poller := watch.NewPoller(st, cfg.reloadInterval, log)
+	poller.Observe(m.Reload)
 	poller.On(storage.TopicKeys, keys.Reload)
 	advisories := lists.NewAdvisoryIndex(st)
 	cat.SetAdvisories(advisories.Get)
@@ -267,6 +266,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	rec := usage.NewRecorder(st, log, usage.Options{})
+	registerOpsMetrics(m, mp.cache, func() []string { return registryMints(cat.Snapshot()) }, rec)
 	api := httpapi.New(httpapi.Deps{
 		Log: log, Metrics: m, Keys: keys, Limiter: ratelimit.NewMemory(), Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
 		Canonical: mp.cache, ExternalProvider: mp.external,
@@ -275,6 +275,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
+		Readiness:     newReadiness(st, cat, mp, cfg.readyMinCoverage),
 	})
 
 	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
@@ -383,11 +384,4 @@ func loadAllowList(path string, log *slog.Logger) (map[string]bool, error) {
 	}
 	log.Info("curator allow-list loaded", "mints", len(allow), "skipped", skipped)
 	return allow, nil
-}
-
-// flagSet reports whether the command line set flag name.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

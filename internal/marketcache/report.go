@@ -78,3 +78,25 @@ func (c *Cache) LogCycle(log *slog.Logger, mints []string) {
 	log.Log(context.Background(), level, "market warm cycle", "mints", len(mints), "priced", fmt.Sprintf("%.0f%%", anyCov*100),
 		"calls", calls, "errors", errs, "deferred", deferred, "providers", strings.Join(states, " "))
 }
+
+// CacheStats is one of the cache's stores: entries held and reads so far.
+type CacheStats struct {
+	Name    string // snapshots, markets, daily, metadata, coins, tickers, quotes, marks, candles
+	Entries int
+	// Hits were fresh, Stale hits older than the store's fresh TTL
+	// (served while a refresh is scheduled), Misses found nothing.
+	Hits, Stale, Misses int64
+}
+
+// Stats returns every store's entries and read counts.
+func (c *Cache) Stats() []CacheStats {
+	return []CacheStats{
+		statsOf("snapshots", c.snaps), statsOf("markets", c.markets), statsOf("daily", c.daily),
+		statsOf("metadata", c.meta), statsOf("coins", c.coins), statsOf("tickers", c.tickers),
+		statsOf("quotes", c.quotes), statsOf("marks", c.marks), statsOf("candles", c.series),
+	}
+}
+
+func statsOf[V any](name string, s *store[V]) CacheStats {
+	return CacheStats{Name: name, Entries: s.len(), Hits: s.hits.Load(), Stale: s.stale.Load(), Misses: s.misses.Load()}
+}

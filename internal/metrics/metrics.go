@@ -22,6 +22,8 @@ type Metrics struct {
 	// ProviderNulled counts upstream values a provider adapter nulled as
 	// implausible (internal/bounds), by provider and field.
 	ProviderNulled *prometheus.CounterVec
+	// Ops: providers and reloads (ops.go).
+	Ops
 }
 
 // New creates and registers the collectors, plus the Go and process
@@ -54,8 +56,10 @@ func New() *Metrics {
 		ProviderNulled: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "assetd_provider_values_nulled_total", Help: "Implausible upstream values (negative, non-finite, above the ceilings) served as null, by provider and field.",
 		}, []string{"provider", "field"}),
+		Ops: newOps(),
 	}
 	m.Registry.MustRegister(m.Requests, m.Latency, m.InFlight, m.Limiter, m.Panics, m.AuthFails, m.Includes, m.ProviderNulled,
+		m.ProviderCalls, m.ProviderLatency, m.ProviderDeferrals, m.Reloads,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
