@@ -275,7 +275,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
-		Readiness:     newReadiness(st, cat, mp, cfg.readyMinCoverage),
+		Readiness: newReadiness(st, cat, mp, cfg.readyMinCoverage),
 	})
 
 	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,

@@ -25,7 +25,9 @@ func TestPollReloadsChangedTopicsOnly(t *testing.T) {
 	calls := map[string]int{}
 	fail := false
 	observed := map[string]int{}
-	p.Observe(func(topic string, err error) { observed[topic+" "+map[bool]string{true: "ok", false: "error"}[err == nil]]++ })
+	p.Observe(func(topic string, err error) {
+		observed[topic+" "+map[bool]string{true: "ok", false: "error"}[err == nil]]++
+	})
 	p.On("keys", func(context.Context) error { calls["keys"]++; return nil })
 	p.On("registry", func(context.Context) error {
 		calls["registry"]++
