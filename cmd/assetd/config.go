@@ -132,10 +132,12 @@ type serveConfig struct {
 	reloadInterval time.Duration
 	// readyMinCoverage: share of curated mints priced before /readyz is 200.
 	readyMinCoverage float64
-	market           marketFlags
-	lists            lists.Limits
-	listsHTTP        httpapi.ListsConfig
-	execution        executionFlags
+	// usageRetention: how long usage aggregates are kept (negative: forever).
+	usageRetention time.Duration
+	market         marketFlags
+	lists          lists.Limits
+	listsHTTP      httpapi.ListsConfig
+	execution      executionFlags
 	// allowedDuplicates is the curator allow-list file ("" for none).
 	allowedDuplicates string
 }

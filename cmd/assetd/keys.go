@@ -143,6 +143,8 @@ func (c *cli) keys(ctx context.Context, args []string) error {
 			fmt.Fprintf(c.stderr, "revoked %s; its replacement is %s (same project, scopes and limits)\n", id, k.ID)
 			return nil
 		})
+	case "usage":
+		return c.keysUsage(ctx, rest)
 	case "limits":
 		var rate, quota string
 		var clear bool

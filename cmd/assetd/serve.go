@@ -33,6 +33,7 @@ import (
 
 func (c *cli) parseServe(args []string) (serveConfig, error) {
 	var cfg serveConfig
+	var retention time.Duration
 	fs := newFlagSet("serve")
 	addStoreFlags(fs, &cfg.storeFlags, defaultStoreFlags)
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "API listen address")
@@ -67,6 +68,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.DurationVar(&cfg.listsHTTP.LookupTimeout, "list-lookup-timeout", httpapi.DefaultLookupTimeout, "longest wait for live provider lookups of one member PUT or bulk add; unresolved mints fail as unknown_mint")
 	fs.StringVar(&cfg.allowedDuplicates, "allowed-duplicates", "", "JSON allow-list of mints that legitimately share a protected symbol (curator search never flags them)")
 	fs.Float64Var(&cfg.readyMinCoverage, "ready-min-coverage", readiness.DefaultMinCoverage, "share of curated mints the market cache must price before /readyz answers 200 (when a price provider is configured)")
+	fs.DurationVar(&retention, "usage-retention", usage.DefaultRetention, "how long per-minute usage counts are kept (at least 744h, a month, which quotas count from; 0 keeps them forever)")
 	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for in-flight requests")
 	addExecutionFlags(fs, &cfg.execution)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes")
@@ -109,6 +111,14 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	if cfg.market.budget <= 0 || cfg.market.extBudget <= 0 || cfg.market.warmInterval < time.Second || cfg.market.startupWarmup < 0 {
 		errs = append(errs, errors.New("--provider-budget and --extprovider-budget must be positive, --warm-interval at least 1s and --startup-warmup not negative"))
 	}
+	switch {
+	case retention == 0:
+		cfg.usageRetention = -1 // forever
+	case retention < 31*24*time.Hour:
+		errs = append(errs, fmt.Errorf("--usage-retention must be 0 (forever) or at least 744h (31 days), not %s", retention))
+	default:
+		cfg.usageRetention = retention
+	}
 	if !(cfg.readyMinCoverage > 0 && cfg.readyMinCoverage <= 1) {
 		errs = append(errs, fmt.Errorf("--ready-min-coverage must be within (0, 1], not %v", cfg.readyMinCoverage))
 	}
@@ -148,6 +158,9 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
+	if err := claimMode(ctx, st, cfg); err != nil {
+		return err
+	}
 
 	keys := apikey.NewCache(st, log)
 	snap, _, err := loadRegistry(ctx, st)
@@ -265,10 +278,16 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	rec := usage.NewRecorder(st, log, usage.Options{})
+	limiter := ratelimit.NewMemory()
+	if n, err := restoreQuotas(ctx, st, limiter, time.Now()); err != nil {
+		return err
+	} else if n > 0 {
+		log.Info("monthly quotas restored from stored usage", "keys", n)
+	}
+	rec := usage.NewRecorder(st, log, usage.Options{Retention: cfg.usageRetention})
 	registerOpsMetrics(m, mp.cache, func() []string { return registryMints(cat.Snapshot()) }, rec)
 	api := httpapi.New(httpapi.Deps{
-		Log: log, Metrics: m, Keys: keys, Limiter: ratelimit.NewMemory(), Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
+		Log: log, Metrics: m, Keys: keys, Limiter: limiter, Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
 		Canonical: mp.cache, ExternalProvider: mp.external,
 		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
 		Curator: cur, Tokens: tokens.Index,
@@ -287,6 +306,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { poller.Run(gctx); return nil })
+	g.Go(func() error { rec.Run(gctx); return nil })
 	g.Go(func() error { cat.Run(gctx, time.Second); return nil })
 	g.Go(func() error { mp.cache.Run(gctx); return nil })
 	g.Go(func() error { mp.runWarmer(gctx, cat.Snapshot, cfg.market.warmInterval, log); return nil })

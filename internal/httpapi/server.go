@@ -165,6 +165,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 type reqInfo struct {
 	id  string
 	key *apikey.Key
+	// charged: the limiter counted the request (usage.Record.Charged).
+	charged bool
 }
 
 type ctxKey struct{}
