@@ -20,23 +20,33 @@ func TestAdminMux(t *testing.T) {
 	m.Limiter.WithLabelValues("rate").Inc()
 	srv := httptest.NewServer(adminMux(m))
 	defer srv.Close()
-	resp, err := srv.Client().Get(srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	b := scrape(t, srv)
 	for _, want := range []string{`assetd_http_requests_total{code="200",route="GET /v1/health"} 1`,
 		`assetd_ratelimit_decisions_total{decision="rate"} 1`, "assetd_http_in_flight_requests", "go_goroutines"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
 	}
-	resp, err = srv.Client().Get(srv.URL + "/debug/pprof/")
+	resp, err := srv.Client().Get(srv.URL + "/debug/pprof/")
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("pprof index: %v %v", resp.StatusCode, err)
 	}
 	resp.Body.Close()
+}
+
+// scrape reads the admin server's /metrics.
+func scrape(t *testing.T, srv *httptest.Server) []byte {
+	t.Helper()
+	resp, err := srv.Client().Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 type failingSnapshots struct{}
@@ -71,12 +81,7 @@ func TestEveryMetricIsDocumented(t *testing.T) {
 
 	srv := httptest.NewServer(adminMux(m))
 	defer srv.Close()
-	resp, err := srv.Client().Get(srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	b := scrape(t, srv)
 	for _, want := range []string{`assetd_provider_calls_total{outcome="error",source="marketdata_b"} 1`,
 		`assetd_provider_deferred_total{reason="backoff",source="marketdata_b"} 1`, `assetd_provider_up{source="marketdata_b"} 0`,
 		`assetd_cache_reads_total{cache="snapshots",outcome="miss"} 2`, `assetd_market_coverage_ratio{source="any"} 0`,

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/usage"
@@ -53,17 +52,8 @@ func (s *Store) UsageByDay(ctx context.Context, keyID string, sinceMinute int64)
 		return nil, fmt.Errorf("postgres: usage by day: %w", err)
 	}
 	defer rows.Close()
-	var out []usage.DayCount
-	for rows.Next() {
-		var d usage.DayCount
-		var day, status int64
-		if err := rows.Scan(&day, &d.Route, &status, &d.Requests); err != nil {
-			return nil, fmt.Errorf("postgres: usage by day: %w", err)
-		}
-		d.Day, d.Status = time.Unix(day*86400, 0).UTC(), int(status)
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := storage.ScanDayCounts(rows)
+	if err != nil {
 		return nil, fmt.Errorf("postgres: usage by day: %w", err)
 	}
 	return out, nil

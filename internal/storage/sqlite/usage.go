@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/usage"
@@ -53,17 +52,8 @@ func (s *Store) UsageByDay(ctx context.Context, keyID string, sinceMinute int64)
 		return nil, fmt.Errorf("sqlite: usage by day: %w", err)
 	}
 	defer rows.Close()
-	var out []usage.DayCount
-	for rows.Next() {
-		var d usage.DayCount
-		var day int64
-		if err := rows.Scan(&day, &d.Route, &d.Status, &d.Requests); err != nil {
-			return nil, fmt.Errorf("sqlite: usage by day: %w", err)
-		}
-		d.Day = time.Unix(day*86400, 0).UTC()
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := storage.ScanDayCounts(rows)
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: usage by day: %w", err)
 	}
 	return out, nil
