@@ -34,6 +34,9 @@ var commandDocs = map[string]commandDoc{
 	"sessions create": {about: "Create a local session token for /v1/whoami; printed once on stdout."},
 	"registry import": {args: "FILE", about: "Import a reference registry, token list or LST list; re-importing a source replaces it. " +
 		"A running server reloads the registry within the reload interval.", argv: [][2]string{{"FILE", "JSON document (docs/registry.md)"}}},
+	"tokens import": {args: "FILE", about: "Import a token index source (CSV, token-list JSON or a Jupiter-style array); re-importing a source replaces it.",
+		argv: [][2]string{{"FILE", "CSV, token-list JSON or Jupiter-style JSON array"}}},
+	"tokens stats":     {about: "Print the stored token sources and the in-memory index they build."},
 	"registry list":    {about: "List the imported registry sources."},
 	"registry remove":  {args: "SOURCE", about: "Remove an imported registry source.", argv: [][2]string{{"SOURCE", "source name, as printed by assetd registry list"}}},
 	"advisories set":   {args: "MINT", about: "Flag a mint as caution, compromised or blocked.", argv: [][2]string{{"MINT", "base58 mint address"}}},
