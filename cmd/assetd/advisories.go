@@ -15,11 +15,12 @@ import (
 )
 
 func (c *cli) advisories(ctx context.Context, args []string) error {
-	if len(args) == 0 {
-		return usageError{"advisories: want set, clear or list"}
+	sub, rest, err := c.subcommand("advisories", args)
+	if err != nil {
+		return err
 	}
 	ops := func(st store) *lists.Advisories { return lists.NewAdvisories(st, time.Now) }
-	switch sub, rest := args[0], args[1:]; sub {
+	switch sub {
 	case "set":
 		var status, reason, url string
 		return c.withStore(ctx, "advisories set", rest, func(fs *flag.FlagSet) {

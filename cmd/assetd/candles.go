@@ -16,11 +16,12 @@ import (
 )
 
 func (c *cli) ingest(ctx context.Context, args []string) error {
-	if len(args) == 0 || args[0] != "replay" {
-		return usageError{"ingest: want replay FILE"}
+	_, rest, err := c.subcommand("ingest", args)
+	if err != nil {
+		return err
 	}
 	var batch int
-	return c.withStore(ctx, "ingest replay", args[1:], func(fs *flag.FlagSet) {
+	return c.withStore(ctx, "ingest replay", rest, func(fs *flag.FlagSet) {
 		fs.IntVar(&batch, "batch", 10_000, "trades per ingest batch")
 	}, func(st store, pos []string) error {
 		if len(pos) != 1 {

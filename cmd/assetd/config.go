@@ -1,17 +1,56 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
-	"github.com/assetd/assetd/internal/httpapi"
-	"github.com/assetd/assetd/internal/lists"
 	"log/slog"
 	"net"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/assetd/assetd/internal/httpapi"
+	"github.com/assetd/assetd/internal/lists"
+	"github.com/peterbourgon/ff/v3"
 )
+
+// envPrefix names the environment equivalent of a flag: --rate-limit is
+// ASSETD_RATE_LIMIT. Every serve flag has one; the other commands read only
+// the store flags from the environment (their own flags, such as keys
+// limits --quota, would otherwise collide with serve's).
+const envPrefix = "ASSETD"
+
+// envName is the environment variable of a flag.
+func envName(flagName string) string {
+	return envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// parseFlags parses args and then, for flags the command line did not set,
+// the ASSETD_* environment (when env is true), strictly: a value the flag
+// cannot parse (ASSETD_DEMO=yes) is an error naming the variable. -h is
+// returned as flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, args []string, env bool) error {
+	var opts []ff.Option
+	if env {
+		opts = append(opts, ff.WithEnvVarPrefix(envPrefix))
+	}
+	if err := ff.Parse(fs, args, opts...); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return flag.ErrHelp
+		}
+		return usageError{fs.Name() + ": " + err.Error()}
+	}
+	return nil
+}
+
+// provided reports the flags set on the command line or by the environment.
+func provided(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
 
 // storeFlags are accepted by every command.
 type storeFlags struct {
@@ -21,23 +60,32 @@ type storeFlags struct {
 	logLevel    string
 }
 
-func (c *cli) env(name, def string) string {
-	if v := c.getenv(name); v != "" {
-		return v
-	}
-	return def
+// defaultDataDir holds the embedded store of real mode; demoDataDir that of
+// --demo, so simulated data never lands in a store real mode serves.
+const (
+	defaultDataDir = "./data"
+	demoDataDir    = "./data-demo"
+)
+
+var defaultStoreFlags = storeFlags{dataDir: defaultDataDir, logFormat: "text", logLevel: "info"}
+
+// storeFlagNames are the flags addStoreFlags defines.
+var storeFlagNames = map[string]bool{"data-dir": true, "database-url": true, "log-format": true, "log-level": true}
+
+func addStoreFlags(fs *flag.FlagSet, sf *storeFlags, def storeFlags) {
+	fs.StringVar(&sf.dataDir, "data-dir", def.dataDir, "directory of the embedded SQLite database (--demo: "+demoDataDir+")")
+	fs.StringVar(&sf.databaseURL, "database-url", def.databaseURL, "postgres:// URL; moves all persistent state to PostgreSQL")
+	fs.StringVar(&sf.logFormat, "log-format", def.logFormat, "log format: text or json")
+	fs.StringVar(&sf.logLevel, "log-level", def.logLevel, "log level: debug, info, warn, error")
 }
 
-func (c *cli) envBool(name string) bool {
-	b, _ := strconv.ParseBool(c.getenv(name))
-	return b
-}
-
-func (c *cli) addStoreFlags(fs *flag.FlagSet, sf *storeFlags) {
-	fs.StringVar(&sf.dataDir, "data-dir", c.env("ASSETD_DATA_DIR", "./data"), "directory of the embedded SQLite database (env ASSETD_DATA_DIR)")
-	fs.StringVar(&sf.databaseURL, "database-url", c.env("ASSETD_DATABASE_URL", ""), "postgres:// URL; moves all persistent state to PostgreSQL (env ASSETD_DATABASE_URL)")
-	fs.StringVar(&sf.logFormat, "log-format", c.env("ASSETD_LOG_FORMAT", "text"), "log format: text or json (env ASSETD_LOG_FORMAT)")
-	fs.StringVar(&sf.logLevel, "log-level", c.env("ASSETD_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env ASSETD_LOG_LEVEL)")
+// storeFlagsFromEnv reads the store flags' ASSETD_* variables over the
+// defaults, for the commands whose other flags have no environment form.
+func storeFlagsFromEnv(name string) (storeFlags, error) {
+	var sf storeFlags
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	addStoreFlags(fs, &sf, defaultStoreFlags)
+	return sf, parseFlags(fs, nil, true)
 }
 
 func (sf storeFlags) validate() error {
@@ -82,6 +130,10 @@ type serveConfig struct {
 	quota          string
 	shutdownGrace  time.Duration
 	reloadInterval time.Duration
+	// readyMinCoverage: share of curated mints priced before /readyz is 200.
+	readyMinCoverage float64
+	// usageRetention: how long usage aggregates are kept (negative: forever).
+	usageRetention time.Duration
 	market         marketFlags
 	lists          lists.Limits
 	listsHTTP      httpapi.ListsConfig

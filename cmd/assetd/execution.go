@@ -21,12 +21,12 @@ type executionFlags struct {
 	quoteBudget string
 }
 
-func (c *cli) addExecutionFlags(fs *flag.FlagSet, f *executionFlags) {
-	fs.StringVar(&f.jupiterURL, "jupiter-url", c.env("ASSETD_JUPITER_URL", ""), "base URL of the Jupiter-compatible /order quote API (default: the public API, keyless at 0.5 requests/s) (env ASSETD_JUPITER_URL)")
-	fs.StringVar(&f.jupiterKey, "jupiter-key", c.env("ASSETD_JUPITER_KEY", ""), "API key of the Jupiter-compatible quote API (env ASSETD_JUPITER_KEY)")
-	fs.StringVar(&f.titanURL, "titan-url", c.env("ASSETD_TITAN_URL", ""), "base URL of a Titan-compatible quote API; with --titan-token, adds the titan quote provider (env ASSETD_TITAN_URL)")
-	fs.StringVar(&f.titanToken, "titan-token", c.env("ASSETD_TITAN_TOKEN", ""), "bearer token of the Titan-compatible quote API (env ASSETD_TITAN_TOKEN)")
-	fs.StringVar(&f.quoteBudget, "quote-budget", c.env("ASSETD_QUOTE_BUDGET", "600/10m"), "upstream quotes each key may spend on evaluate and route, N/WINDOW (env ASSETD_QUOTE_BUDGET)")
+func addExecutionFlags(fs *flag.FlagSet, f *executionFlags) {
+	fs.StringVar(&f.jupiterURL, "jupiter-url", "", "base URL of the Jupiter-compatible /order quote API (default: the public API, keyless at 0.5 requests/s)")
+	fs.StringVar(&f.jupiterKey, "jupiter-key", "", "API key of the Jupiter-compatible quote API")
+	fs.StringVar(&f.titanURL, "titan-url", "", "base URL of a Titan-compatible quote API; with --titan-token, adds the titan quote provider")
+	fs.StringVar(&f.titanToken, "titan-token", "", "bearer token of the Titan-compatible quote API")
+	fs.StringVar(&f.quoteBudget, "quote-budget", "600/10m", "upstream quotes each key may spend on evaluate and route, N/WINDOW")
 }
 
 // newExecution wires the execution service: the two simulated routers in

@@ -16,14 +16,17 @@ import (
 // withStore parses the common flags of a store command, opens the store and
 // runs fn with the remaining arguments.
 func (c *cli) withStore(ctx context.Context, name string, args []string, extra func(*flag.FlagSet), fn func(store, []string) error) error {
+	def, err := storeFlagsFromEnv(name)
+	if err != nil {
+		return err
+	}
 	var sf storeFlags
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
-	c.addStoreFlags(fs, &sf)
+	fs := newFlagSet(name)
+	addStoreFlags(fs, &sf, def)
 	if extra != nil {
 		extra(fs)
 	}
-	if err := fs.Parse(interleave(fs, args)); err != nil {
+	if err := c.parse(fs, interleave(fs, args), false); err != nil {
 		return err
 	}
 	if err := sf.validate(); err != nil {
@@ -70,11 +73,12 @@ func interleave(fs *flag.FlagSet, args []string) []string {
 }
 
 func (c *cli) keys(ctx context.Context, args []string) error {
-	if len(args) == 0 {
-		return usageError{"keys: want create, list, revoke, regenerate or limits"}
+	sub, rest, err := c.subcommand("keys", args)
+	if err != nil {
+		return err
 	}
 	mgr := func(st store) apikey.Manager { return apikey.Manager{Store: st, Now: time.Now} }
-	switch sub, rest := args[0], args[1:]; sub {
+	switch sub {
 	case "create":
 		var project, scopes string
 		return c.withStore(ctx, "keys create", rest, func(fs *flag.FlagSet) {
@@ -139,6 +143,8 @@ func (c *cli) keys(ctx context.Context, args []string) error {
 			fmt.Fprintf(c.stderr, "revoked %s; its replacement is %s (same project, scopes and limits)\n", id, k.ID)
 			return nil
 		})
+	case "usage":
+		return c.keysUsage(ctx, rest)
 	case "limits":
 		var rate, quota string
 		var clear bool

@@ -16,25 +16,23 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := (&cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}).run(ctx, os.Args[1:])
+	err := (&cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}).run(ctx, os.Args[1:])
 	stop()
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "assetd:", err)
-		}
+		fmt.Fprintln(os.Stderr, "assetd:", err)
 		var u usageError
-		if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
+		if errors.As(err, &u) {
 			os.Exit(2)
 		}
 		os.Exit(1)
 	}
 }
 
-// cli carries the process environment so tests can run commands in-process.
+// cli carries the process's standard streams so tests can run commands
+// in-process. Configuration comes from flags and ASSETD_* variables.
 type cli struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	getenv         func(string) string
 	// ready, when set, is called by serve with the bound API address.
 	ready func(addr string)
 }
@@ -53,7 +51,8 @@ Usage:
   assetd keys list
   assetd keys revoke ID
   assetd keys regenerate ID
-  assetd keys limits ID [--rate N/WINDOW] [--quota N/month]
+  assetd keys limits ID [--rate N/WINDOW] [--quota N/month] [--clear]
+  assetd keys usage ID [--days N]
   assetd sessions create --user-id U --email E [--ttl 720h]
   assetd registry import FILE [--source NAME] [--dry-run]
   assetd registry list
@@ -66,10 +65,20 @@ Usage:
   assetd tokens stats
 
 Every command accepts --data-dir and --database-url (env ASSETD_DATA_DIR,
-ASSETD_DATABASE_URL). Run "assetd COMMAND -h" for a command's flags.
+ASSETD_DATABASE_URL); every serve flag has an ASSETD_* equivalent
+(--rate-limit: ASSETD_RATE_LIMIT). Run "assetd COMMAND -h" for a command's
+description, arguments and flags.
 `
 
+// run runs one command; -h is answered on stdout and is not an error.
 func (c *cli) run(ctx context.Context, args []string) error {
+	if err := c.dispatch(ctx, args); !errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return nil
+}
+
+func (c *cli) dispatch(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(c.stderr, usageText)
 		return usageError{"no command given"}

@@ -85,7 +85,7 @@ func freshDatabase(t *testing.T, base string) string {
 func runCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	c := &cli{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
+	c := &cli{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
 	err := c.run(context.Background(), args)
 	if err != nil {
 		return out.String(), fmt.Errorf("%v (stderr: %s)", err, errb.String())
@@ -115,7 +115,7 @@ func startServer(t *testing.T, args ...string) *server {
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &syncBuffer{}
 	addrc := make(chan string, 1)
-	c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: logs, getenv: func(string) string { return "" },
+	c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: logs,
 		ready: func(a string) { addrc <- a }}
 	done := make(chan error, 1)
 	go func() {
@@ -289,20 +289,12 @@ func TestServeConfigValidation(t *testing.T) {
 		{"extra-arg"},
 	}
 	for _, args := range cases {
-		c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+		c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
 		_, err := c.parseServe(args)
 		var u usageError
 		if !errors.As(err, &u) {
 			t.Errorf("serve %v: err = %v; want a usage error", args, err)
 		}
-	}
-	c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard,
-		getenv: func(k string) string {
-			return map[string]string{"ASSETD_ADDR": "127.0.0.1:9999", "ASSETD_DEMO": "true"}[k]
-		}}
-	cfg, err := c.parseServe(nil)
-	if err != nil || cfg.addr != "127.0.0.1:9999" || !cfg.demo || cfg.dataDir != "./data" {
-		t.Fatalf("env config: %+v %v", cfg, err)
 	}
 }
 

@@ -57,12 +57,15 @@ type marketPipeline struct {
 	metadata market.MetadataProvider
 	// external says an external coin provider (extprovider) is configured.
 	external bool
+	// priced says a snapshot provider feeds prices (readiness waits for
+	// market coverage only then).
+	priced bool
 }
 
 // newMarketPipeline builds the providers: the demo world with --demo, else
 // marketdata_a when a key is given and marketdata_b unless disabled.
-func newMarketPipeline(cfg serveConfig, snap *registry.Snapshot, eng marketcache.Analytics, log *slog.Logger) (*marketPipeline, error) {
-	o := marketcache.Options{Budget: cfg.market.budget, Burst: 5, Log: log, Analytics: eng}
+func newMarketPipeline(cfg serveConfig, snap *registry.Snapshot, eng marketcache.Analytics, obs marketcache.Observer, log *slog.Logger) (*marketPipeline, error) {
+	o := marketcache.Options{Budget: cfg.market.budget, Burst: 5, Log: log, Analytics: eng, Observer: obs}
 	p := &marketPipeline{}
 	if cfg.demo {
 		p.world = demo.New(demo.Config{Assets: snap.Assets()})
@@ -105,6 +108,7 @@ func newMarketPipeline(cfg serveConfig, snap *registry.Snapshot, eng marketcache
 	}
 	p.cache = marketcache.New(o)
 	p.external = o.Coins != nil
+	p.priced = len(o.Snapshots) > 0
 	return p, nil
 }
 
@@ -244,8 +248,9 @@ func (p *marketPipeline) warmup(ctx context.Context, snap *registry.Snapshot, d 
 		"upstream_errors", p.cache.UpstreamErrors(), "took", time.Since(start).Round(time.Millisecond))
 }
 
-// runWarmer re-warms every registry mint periodically until ctx ends.
-func (p *marketPipeline) runWarmer(ctx context.Context, snap func() *registry.Snapshot, every time.Duration) {
+// runWarmer re-warms every registry mint periodically until ctx ends,
+// logging one summary of the previous cycle each time.
+func (p *marketPipeline) runWarmer(ctx context.Context, snap func() *registry.Snapshot, every time.Duration, log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -253,7 +258,9 @@ func (p *marketPipeline) runWarmer(ctx context.Context, snap func() *registry.Sn
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			p.warm(snap())
+			s := snap()
+			p.cache.LogCycle(log, registryMints(s))
+			p.warm(s)
 		}
 	}
 }

@@ -53,10 +53,11 @@ func loadRegistry(ctx context.Context, st registryStore, extra ...registry.Docum
 }
 
 func (c *cli) registry(ctx context.Context, args []string) error {
-	if len(args) == 0 {
-		return usageError{"registry: want import, list or remove"}
+	sub, rest, err := c.subcommand("registry", args)
+	if err != nil {
+		return err
 	}
-	switch sub, rest := args[0], args[1:]; sub {
+	switch sub {
 	case "import":
 		return c.importCommand(ctx, "registry import", rest, func(st store, path, source string, dryRun bool) error {
 			return c.importRegistry(ctx, st, path, source, dryRun)

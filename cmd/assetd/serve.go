@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -22,6 +21,7 @@ import (
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/oidc"
 	"github.com/assetd/assetd/internal/ratelimit"
+	"github.com/assetd/assetd/internal/readiness"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
@@ -34,30 +34,30 @@ import (
 
 func (c *cli) parseServe(args []string) (serveConfig, error) {
 	var cfg serveConfig
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
-	c.addStoreFlags(fs, &cfg.storeFlags)
-	fs.StringVar(&cfg.addr, "addr", c.env("ASSETD_ADDR", "127.0.0.1:8080"), "API listen address (env ASSETD_ADDR)")
-	fs.StringVar(&cfg.adminAddr, "admin-addr", c.env("ASSETD_ADMIN_ADDR", ""), "metrics and pprof listen address; off when empty (env ASSETD_ADMIN_ADDR)")
-	fs.BoolVar(&cfg.demo, "demo", c.envBool("ASSETD_DEMO"), "serve the built-in simulated market feed (env ASSETD_DEMO)")
-	fs.StringVar(&cfg.oidcIssuer, "oidc-issuer", c.env("ASSETD_OIDC_ISSUER", ""), "OIDC issuer URL whose JWTs /v1/whoami accepts (env ASSETD_OIDC_ISSUER)")
-	fs.StringVar(&cfg.oidcAudience, "oidc-audience", c.env("ASSETD_OIDC_AUDIENCE", ""), "required JWT audience (env ASSETD_OIDC_AUDIENCE)")
-	fs.StringVar(&cfg.rate, "rate-limit", c.env("ASSETD_RATE_LIMIT", "100000/10s"), "default per-key rate, N/WINDOW (env ASSETD_RATE_LIMIT)")
-	fs.StringVar(&cfg.quota, "quota", c.env("ASSETD_QUOTA", "1000000000/month"), "default per-key monthly quota, N/month (env ASSETD_QUOTA)")
-	fs.StringVar(&cfg.market.marketAKey, "marketdata-a-key", c.env("ASSETD_MARKETDATA_A_KEY", ""), "API key of the Birdeye-compatible marketdata_a provider; enables it (env ASSETD_MARKETDATA_A_KEY)")
-	fs.StringVar(&cfg.market.marketAURL, "marketdata-a-url", c.env("ASSETD_MARKETDATA_A_URL", ""), "base URL of marketdata_a (default: the vendor's public API)")
-	fs.BoolVar(&cfg.market.marketB, "marketdata-b", c.env("ASSETD_MARKETDATA_B", "true") != "false", "use the keyless DexScreener-compatible marketdata_b provider (env ASSETD_MARKETDATA_B)")
-	fs.StringVar(&cfg.market.marketBURL, "marketdata-b-url", c.env("ASSETD_MARKETDATA_B_URL", ""), "base URL of marketdata_b (default: the vendor's public API)")
-	fs.StringVar(&cfg.market.metaURL, "token-metadata-url", c.env("ASSETD_TOKEN_METADATA_URL", ""), "base URL of a Jupiter Tokens v2 compatible metadata API; with it or a key, names unknown mints (env ASSETD_TOKEN_METADATA_URL)")
-	fs.StringVar(&cfg.market.metaKey, "token-metadata-key", c.env("ASSETD_TOKEN_METADATA_KEY", ""), "API key of the token metadata API (env ASSETD_TOKEN_METADATA_KEY)")
+	var retention time.Duration
+	fs := newFlagSet("serve")
+	addStoreFlags(fs, &cfg.storeFlags, defaultStoreFlags)
+	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "API listen address")
+	fs.StringVar(&cfg.adminAddr, "admin-addr", "", "metrics and pprof listen address; off when empty")
+	fs.BoolVar(&cfg.demo, "demo", false, "serve the built-in simulated market feed (its own default data dir, "+demoDataDir+")")
+	fs.StringVar(&cfg.oidcIssuer, "oidc-issuer", "", "OIDC issuer URL whose JWTs /v1/whoami accepts")
+	fs.StringVar(&cfg.oidcAudience, "oidc-audience", "", "required JWT audience")
+	fs.StringVar(&cfg.rate, "rate-limit", "100000/10s", "default per-key rate, N/WINDOW")
+	fs.StringVar(&cfg.quota, "quota", "1000000000/month", "default per-key monthly quota, N/month")
+	fs.StringVar(&cfg.market.marketAKey, "marketdata-a-key", "", "API key of the Birdeye-compatible marketdata_a provider; enables it")
+	fs.StringVar(&cfg.market.marketAURL, "marketdata-a-url", "", "base URL of marketdata_a (default: the vendor's public API)")
+	fs.BoolVar(&cfg.market.marketB, "marketdata-b", true, "use the keyless DexScreener-compatible marketdata_b provider")
+	fs.StringVar(&cfg.market.marketBURL, "marketdata-b-url", "", "base URL of marketdata_b (default: the vendor's public API)")
+	fs.StringVar(&cfg.market.metaURL, "token-metadata-url", "", "base URL of a Jupiter Tokens v2 compatible metadata API; with it or a key, names unknown mints")
+	fs.StringVar(&cfg.market.metaKey, "token-metadata-key", "", "API key of the token metadata API")
 	fs.Float64Var(&cfg.market.budget, "provider-budget", 5, "requests per second each real provider may receive")
-	fs.BoolVar(&cfg.market.ext, "extprovider", c.envBool("ASSETD_EXTPROVIDER"), "use the CoinGecko-compatible external provider (keyless public API unless a key is given) for canonical market data, profiles, tickers and price charts (env ASSETD_EXTPROVIDER)")
-	fs.StringVar(&cfg.market.extKey, "extprovider-key", c.env("ASSETD_EXTPROVIDER_KEY", ""), "API key of the external provider; enables it (env ASSETD_EXTPROVIDER_KEY)")
-	fs.StringVar(&cfg.market.extURL, "extprovider-url", c.env("ASSETD_EXTPROVIDER_URL", ""), "base URL of the external provider (default: the vendor's public or pro API)")
-	fs.BoolVar(&cfg.market.extPro, "extprovider-pro", c.envBool("ASSETD_EXTPROVIDER_PRO"), "the key is a pro key (pro base URL and header) (env ASSETD_EXTPROVIDER_PRO)")
+	fs.BoolVar(&cfg.market.ext, "extprovider", false, "use the CoinGecko-compatible external provider (keyless public API unless a key is given) for canonical market data, profiles, tickers and price charts")
+	fs.StringVar(&cfg.market.extKey, "extprovider-key", "", "API key of the external provider; enables it")
+	fs.StringVar(&cfg.market.extURL, "extprovider-url", "", "base URL of the external provider (default: the vendor's public or pro API)")
+	fs.BoolVar(&cfg.market.extPro, "extprovider-pro", false, "the key is a pro key (pro base URL and header)")
 	fs.Float64Var(&cfg.market.extBudget, "extprovider-budget", 0.4, "requests per second the external provider may receive (its free tier allows about 30 a minute); calls over it are deferred, never queued")
-	fs.StringVar(&cfg.market.stockFile, "stock-file", c.env("ASSETD_STOCK_FILE", ""), "CSV of daily stock candles (ticker,date,open,high,low,close,volume) for mapped public equities (env ASSETD_STOCK_FILE)")
-	fs.StringVar(&cfg.market.preIPOFile, "preipo-file", c.env("ASSETD_PREIPO_FILE", ""), "JSON file of pre-IPO reference marks (docs/providers.md) (env ASSETD_PREIPO_FILE)")
+	fs.StringVar(&cfg.market.stockFile, "stock-file", "", "CSV of daily stock candles (ticker,date,open,high,low,close,volume) for mapped public equities")
+	fs.StringVar(&cfg.market.preIPOFile, "preipo-file", "", "JSON file of pre-IPO reference marks (docs/providers.md)")
 	fs.DurationVar(&cfg.market.warmInterval, "warm-interval", 30*time.Second, "how often every registry mint's market data is re-warmed")
 	fs.DurationVar(&cfg.market.startupWarmup, "startup-warmup", 3*time.Second, "how long start-up may spend filling the market cache before serving")
 	fs.IntVar(&cfg.lists.ListsPerProject, "lists-per-project", lists.DefaultListsPerProject, "community lists one project may own")
@@ -66,25 +66,23 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.IntVar(&cfg.listsHTTP.LookupsPerBatch, "list-lookups-per-batch", 50, "live provider lookups per bulk member add")
 	fs.IntVar(&cfg.listsHTTP.BatchBudget, "list-batch-budget", 30, "bulk member adds per key per 10 minutes")
 	fs.IntVar(&cfg.listsHTTP.SearchBudget, "list-search-budget", 120, "curator searches per key per 10 minutes")
-	fs.DurationVar(&cfg.listsHTTP.LookupTimeout, "list-lookup-timeout", httpapi.DefaultLookupTimeout, "longest wait for live provider lookups of one member PUT or bulk add; unresolved mints fail as unknown_mint (env ASSETD_LIST_LOOKUP_TIMEOUT)")
-	fs.StringVar(&cfg.allowedDuplicates, "allowed-duplicates", c.env("ASSETD_ALLOWED_DUPLICATES", ""), "JSON allow-list of mints that legitimately share a protected symbol (curator search never flags them) (env ASSETD_ALLOWED_DUPLICATES)")
+	fs.DurationVar(&cfg.listsHTTP.LookupTimeout, "list-lookup-timeout", httpapi.DefaultLookupTimeout, "longest wait for live provider lookups of one member PUT or bulk add; unresolved mints fail as unknown_mint")
+	fs.StringVar(&cfg.allowedDuplicates, "allowed-duplicates", "", "JSON allow-list of mints that legitimately share a protected symbol (curator search never flags them)")
+	fs.Float64Var(&cfg.readyMinCoverage, "ready-min-coverage", readiness.DefaultMinCoverage, "share of curated mints the market cache must price before /readyz answers 200 (when a price provider is configured)")
+	fs.DurationVar(&retention, "usage-retention", usage.DefaultRetention, "how long per-minute usage counts are kept (at least 744h, a month, which quotas count from; 0 keeps them forever)")
 	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for in-flight requests")
-	c.addExecutionFlags(fs, &cfg.execution)
+	addExecutionFlags(fs, &cfg.execution)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes")
-	if err := fs.Parse(args); err != nil {
+	if err := c.parse(fs, args, true); err != nil {
 		return cfg, err
+	}
+	if cfg.demo && cfg.databaseURL == "" && !provided(fs)["data-dir"] {
+		cfg.dataDir = demoDataDir
 	}
 	if fs.NArg() > 0 {
 		return cfg, usageError{fmt.Sprintf("serve: unexpected argument %q", fs.Arg(0))}
 	}
 	var errs []error
-	if v := c.getenv("ASSETD_LIST_LOOKUP_TIMEOUT"); v != "" && !flagSet(fs, "list-lookup-timeout") {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("ASSETD_LIST_LOOKUP_TIMEOUT: %w", err))
-		}
-		cfg.listsHTTP.LookupTimeout = d
-	}
 	if cfg.listsHTTP.LookupTimeout <= 0 || cfg.listsHTTP.LookupTimeout > time.Minute {
 		errs = append(errs, errors.New("--list-lookup-timeout (ASSETD_LIST_LOOKUP_TIMEOUT) must be within 1ns..1m"))
 	}
@@ -114,6 +112,17 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	if cfg.market.budget <= 0 || cfg.market.extBudget <= 0 || cfg.market.warmInterval < time.Second || cfg.market.startupWarmup < 0 {
 		errs = append(errs, errors.New("--provider-budget and --extprovider-budget must be positive, --warm-interval at least 1s and --startup-warmup not negative"))
 	}
+	switch {
+	case retention == 0:
+		cfg.usageRetention = -1 // forever
+	case retention < 31*24*time.Hour:
+		errs = append(errs, fmt.Errorf("--usage-retention must be 0 (forever) or at least 744h (31 days), not %s", retention))
+	default:
+		cfg.usageRetention = retention
+	}
+	if !(cfg.readyMinCoverage > 0 && cfg.readyMinCoverage <= 1) {
+		errs = append(errs, fmt.Errorf("--ready-min-coverage must be within (0, 1], not %v", cfg.readyMinCoverage))
+	}
 	cfg.lists = cfg.lists.WithDefaults()
 	if err := cfg.lists.Validate(); err != nil {
 		errs = append(errs, err)
@@ -130,11 +139,29 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	log := newLogger(c.stderr, cfg.storeFlags)
+	// Bind first, so a taken port is reported at once rather than after
+	// the store, registry and market warm-up; connections wait in the
+	// backlog until serving starts.
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+	}
+	defer ln.Close()
+	var aln net.Listener
+	if cfg.adminAddr != "" {
+		if aln, err = net.Listen("tcp", cfg.adminAddr); err != nil {
+			return fmt.Errorf("listen on admin %s: %w", cfg.adminAddr, err)
+		}
+		defer aln.Close()
+	}
 	st, err := openStore(ctx, cfg.storeFlags, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if err := claimMode(ctx, st, cfg); err != nil {
+		return err
+	}
 
 	keys := apikey.NewCache(st, log)
 	snap, _, err := loadRegistry(ctx, st)
@@ -147,7 +174,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	m := metrics.New()
 	cfg.market.implausible = func(provider, field string) { m.ProviderNulled.WithLabelValues(provider, field).Inc() }
-	mp, err := newMarketPipeline(cfg, snap, eng, log)
+	mp, err := newMarketPipeline(cfg, snap, eng, m, log)
 	if err != nil {
 		return err
 	}
@@ -178,6 +205,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	log.Info("registry loaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
 	poller := watch.NewPoller(st, cfg.reloadInterval, log)
+	poller.Observe(m.Reload)
 	poller.On(storage.TopicKeys, keys.Reload)
 	advisories := lists.NewAdvisoryIndex(st)
 	cat.SetAdvisories(advisories.Get)
@@ -255,9 +283,16 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	rec := usage.NewRecorder(st, log, usage.Options{})
+	limiter := ratelimit.NewMemory()
+	if n, err := restoreQuotas(ctx, st, limiter, time.Now()); err != nil {
+		return err
+	} else if n > 0 {
+		log.Info("monthly quotas restored from stored usage", "keys", n)
+	}
+	rec := usage.NewRecorder(st, log, usage.Options{Retention: cfg.usageRetention})
+	registerOpsMetrics(m, mp.cache, func() []string { return registryMints(cat.Snapshot()) }, rec)
 	api := httpapi.New(httpapi.Deps{
-		Log: log, Metrics: m, Keys: keys, Limiter: ratelimit.NewMemory(), Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
+		Log: log, Metrics: m, Keys: keys, Limiter: limiter, Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
 		Canonical: mp.cache, ExternalProvider: mp.external,
 		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
 		Curator: cur, Tokens: tokens.Index,
@@ -265,12 +300,9 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
+		Readiness: newReadiness(st, cat, mp, cfg.readyMinCoverage),
 	})
 
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
-	}
 	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	log.Info("assetd listening", "addr", ln.Addr().String(), "engine", st.Engine(), "demo", cfg.demo)
@@ -280,9 +312,10 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { poller.Run(gctx); return nil })
+	g.Go(func() error { rec.Run(gctx); return nil })
 	g.Go(func() error { cat.Run(gctx, time.Second); return nil })
 	g.Go(func() error { mp.cache.Run(gctx); return nil })
-	g.Go(func() error { mp.runWarmer(gctx, cat.Snapshot, cfg.market.warmInterval); return nil })
+	g.Go(func() error { mp.runWarmer(gctx, cat.Snapshot, cfg.market.warmInterval, log); return nil })
 	g.Go(func() error { api.RunTrending(gctx, trendingInterval); return nil })
 	g.Go(func() error { runPrune(gctx, eng, pruneInterval); return nil })
 	// flushStopped closes when the periodic candle save loop has returned:
@@ -309,12 +342,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return nil
 	})
 	var admin *http.Server
-	if cfg.adminAddr != "" {
-		aln, err := net.Listen("tcp", cfg.adminAddr)
-		if err != nil {
-			srv.Close()
-			return fmt.Errorf("listen on admin %s: %w", cfg.adminAddr, err)
-		}
+	if aln != nil {
 		admin = &http.Server{Handler: adminMux(m), ReadHeaderTimeout: 10 * time.Second}
 		log.Info("admin listening", "addr", aln.Addr().String())
 		g.Go(func() error {
@@ -352,10 +380,12 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		if ferr := rec.Close(sctx); ferr != nil {
 			log.Error("usage flush incomplete", "err", ferr, "dropped", rec.Dropped())
 		}
-		log.Info("shutdown complete", "usage_written", rec.Written(), "usage_dropped", rec.Dropped())
 		return err
 	})
-	return g.Wait()
+	err = g.Wait()
+	// Every worker has returned: this is the last line serve logs.
+	log.Info("shutdown complete", "usage_written", rec.Written(), "usage_dropped", rec.Dropped())
+	return err
 }
 
 // candleSaveInterval is how often candles are saved (with the candle
@@ -397,11 +427,4 @@ func loadAllowList(path string, log *slog.Logger) (map[string]bool, error) {
 	}
 	log.Info("curator allow-list loaded", "mints", len(allow), "skipped", skipped)
 	return allow, nil
-}
-
-// flagSet reports whether the command line set flag name.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

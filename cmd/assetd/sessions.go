@@ -10,12 +10,13 @@ import (
 )
 
 func (c *cli) sessions(ctx context.Context, args []string) error {
-	if len(args) == 0 || args[0] != "create" {
-		return usageError{"sessions: want create"}
+	_, rest, err := c.subcommand("sessions", args)
+	if err != nil {
+		return err
 	}
 	var userID, email string
 	var ttl time.Duration
-	return c.withStore(ctx, "sessions create", args[1:], func(fs *flag.FlagSet) {
+	return c.withStore(ctx, "sessions create", rest, func(fs *flag.FlagSet) {
 		fs.StringVar(&userID, "user-id", "", "user id reported by /v1/whoami")
 		fs.StringVar(&email, "email", "", "primary email reported by /v1/whoami")
 		fs.DurationVar(&ttl, "ttl", 30*24*time.Hour, "session lifetime")

@@ -22,6 +22,8 @@ type store interface {
 	apikey.Store
 	session.Store
 	usage.Sink
+	usageStore
+	modeStore
 	watch.VersionSource
 	registryStore
 	lists.Store

@@ -13,10 +13,11 @@ import (
 )
 
 func (c *cli) tokens(ctx context.Context, args []string) error {
-	if len(args) == 0 {
-		return usageError{"tokens: want import or stats"}
+	sub, rest, err := c.subcommand("tokens", args)
+	if err != nil {
+		return err
 	}
-	switch sub, rest := args[0], args[1:]; sub {
+	switch sub {
 	case "import":
 		return c.importCommand(ctx, "tokens import", rest, func(st store, path, source string, dryRun bool) error {
 			return c.importTokens(ctx, st, path, source, dryRun)

@@ -67,4 +67,5 @@ func BenchmarkMiddlewareStack(b *testing.B) {
 
 type nopSink struct{}
 
-func (nopSink) InsertUsage(context.Context, []usage.Record) error { return nil }
+func (nopSink) AddUsage(context.Context, []usage.Aggregate) error { return nil }
+func (nopSink) PruneUsage(context.Context, int64) (int64, error)  { return 0, nil }

@@ -211,7 +211,8 @@ func (s *Server) wrap(rt route) http.Handler {
 		}
 		// Every authenticated request is recorded, refused ones (403, 429)
 		// included; only the limiter decides what is charged.
-		k := info(r.Context()).key
+		ri := info(r.Context())
+		k := ri.key
 		if k == nil {
 			return
 		}
@@ -220,7 +221,7 @@ func (s *Server) wrap(rt route) http.Handler {
 			status = rw.status
 		}
 		s.d.Usage.Record(usage.Record{KeyID: k.ID, ProjectID: k.ProjectID, Route: rt.pattern, Status: status,
-			Latency: time.Since(start), At: start})
+			Latency: time.Since(start), At: start, Charged: ri.charged})
 	})
 }
 
@@ -266,6 +267,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, rt route) err
 		return apierr.New(apierr.RateLimited, msg).WithDetails(apierr.Details{"code": d.Reason + "_limited"})
 	}
 	s.d.Metrics.Limiter.WithLabelValues("allowed").Inc()
+	info(r.Context()).charged = true
 	return nil
 }
 

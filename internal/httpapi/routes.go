@@ -59,6 +59,7 @@ func (s *Server) routes() []route {
 	rs := []route{
 		// Meta
 		{pattern: "GET /v1/health", auth: authNone, cache: noStore, handler: s.health},
+		{pattern: "GET /readyz", auth: authNone, cache: noStore, handler: s.ready},
 		{pattern: "GET /v1/whoami", auth: authSession, cache: noStore, handler: s.whoami},
 
 		// Assets (collection). Literal segments win over {assetId}.

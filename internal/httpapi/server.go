@@ -85,9 +85,11 @@ type Deps struct {
 	QuoteBudget *execution.QuoteBudget
 	// DefaultPolicy applies to keys without overrides.
 	DefaultPolicy ratelimit.Policy
-	// Simulated says the market data is the built-in demo feed; health and
-	// responses say so.
+	// Simulated says the market data is the built-in demo feed; health
+	// says so and every response carries SimulatedHeader.
 	Simulated bool
+	// Readiness answers GET /readyz (nil: ready once serving).
+	Readiness ReadinessChecker
 	// IncludeDeadline bounds the include blocks of one asset detail call
 	// (default DefaultIncludeDeadline).
 	IncludeDeadline time.Duration
@@ -156,7 +158,7 @@ func (s *Server) build(extra []route) http.Handler {
 	for _, rt := range append(s.routes(), extra...) {
 		mux.Handle(rt.pattern, s.wrap(rt))
 	}
-	return s.withRequestID(s.withRecover(s.withInstrument(s.dispatch(mux))))
+	return s.withSimulated(s.withRequestID(s.withRecover(s.withInstrument(s.dispatch(mux)))))
 }
 
 // ServeHTTP implements http.Handler.
@@ -167,6 +169,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 type reqInfo struct {
 	id  string
 	key *apikey.Key
+	// charged: the limiter counted the request (usage.Record.Charged).
+	charged bool
 }
 
 type ctxKey struct{}

@@ -453,10 +453,10 @@ func TestUsageRecorded(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("usage records: %+v; want the 200 and the 403", got)
 	}
-	if r := got[0]; r.KeyID != "key_read" || r.Route != "GET /test/read" || r.Status != 200 || r.ProjectID != "prj_key_read" || r.At.IsZero() {
+	if r := got[0]; r.KeyID != "key_read" || r.Route != "GET /test/read" || r.Status != 200 || r.ProjectID != "prj_key_read" || r.At.IsZero() || !r.Charged {
 		t.Fatalf("usage record: %+v", r)
 	}
-	if r := got[1]; r.KeyID != "key_none" || r.Status != 403 {
+	if r := got[1]; r.KeyID != "key_none" || r.Status != 403 || r.Charged {
 		t.Fatalf("usage record of the 403: %+v", r)
 	}
 }

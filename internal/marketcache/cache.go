@@ -63,6 +63,10 @@ type Options struct {
 	Capacity int
 	Now      func() time.Time
 	Log      *slog.Logger
+	// Jitter spreads a failing provider's backoff (default: uniform in
+	// [d/2, d]); Observer sees every provider call and deferral (may be nil).
+	Jitter   func(d time.Duration) time.Duration
+	Observer Observer
 }
 
 // Analytics is the trade analytics engine as the cache reads it.
@@ -99,8 +103,11 @@ type Cache struct {
 	mu       sync.Mutex
 	inflight map[string]time.Time // key -> when scheduled (or failed, for backoff)
 	paused   map[string]time.Time // source -> no calls before
-	pending  []string             // mints awaiting a snapshot batch
-	wake     chan struct{}
+	health   map[string]*health   // source -> failures and backoff
+	// lastCycle holds the provider totals at the previous LogCycle.
+	lastCycle map[string]ProviderStatus
+	pending   []string // mints awaiting a snapshot batch
+	wake      chan struct{}
 
 	calls  atomic.Int64
 	errors atomic.Int64
@@ -128,12 +135,24 @@ func New(o Options) *Cache {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	if o.Jitter == nil {
+		o.Jitter = equalJitter
+	}
 	c := &Cache{o: o, snaps: newStore[snapVal](o.Capacity), markets: newStore[[]market.DEXMarket](o.Capacity),
 		daily: newStore[*float64](o.Capacity), meta: newStore[market.TokenMeta](o.Capacity),
 		coins: newStore[entry[market.Coin]](o.Capacity), tickers: newStore[entry[[]market.Ticker]](o.Capacity),
 		quotes: newStore[entry[market.StockQuote]](o.Capacity), marks: newStore[entry[market.PreIPOMark]](o.Capacity),
 		series: newStore[entry[[]market.Candle]](o.Capacity), jobs: make(chan job, 4096), limiters: map[string]*rate.Limiter{},
-		inflight: map[string]time.Time{}, paused: map[string]time.Time{}, wake: make(chan struct{}, 1)}
+		inflight: map[string]time.Time{}, paused: map[string]time.Time{}, health: map[string]*health{}, wake: make(chan struct{}, 1)}
+	for _, p := range o.Snapshots {
+		c.healthOf(p.Source())
+	}
+	if o.Markets != nil {
+		c.healthOf(o.Markets.Source())
+	}
+	if o.OHLCV != nil {
+		c.healthOf(o.OHLCV.Source())
+	}
 	return c
 }
 
@@ -196,28 +215,44 @@ func (c *Cache) submit(j job) {
 	}
 }
 
-// call runs one provider call under its budget and deadline.
+// call runs one provider call under its budget and deadline, unless the
+// provider asked to wait (Retry-After), backs off after failures, or its
+// own budget is spent: those calls are deferred (not made) and counted.
 func (c *Cache) call(ctx context.Context, source string, fn func(ctx context.Context) error) error {
+	h := c.healthOf(source)
 	c.mu.Lock()
 	until := c.paused[source]
 	c.mu.Unlock()
 	if d := until.Sub(c.o.Now()); d > 0 {
+		c.deferred(source, h, DeferredRetryAfter)
 		return &market.RateLimitedError{RetryAfter: d} // honour the provider's Retry-After
+	}
+	if err := c.admit(source, h); err != nil {
+		c.deferred(source, h, DeferredBackoff)
+		return err
 	}
 	if _, own := c.o.Budgets[source]; own {
 		// A source with its own (slow) budget never holds a worker
 		// waiting: a call over budget is deferred, and its key retried
 		// after RetryBackoff.
 		if !c.limiter(source).Allow() {
+			c.deferred(source, h, DeferredBudget)
 			return fmt.Errorf("%s: %w", source, ErrOverBudget)
 		}
 	} else if err := c.limiter(source).Wait(ctx); err != nil {
-		return err
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// The budget would not free a slot before ctx's deadline.
+		c.deferred(source, h, DeferredBudget)
+		return fmt.Errorf("%s: %w", source, ErrOverBudget)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.o.Deadline)
+	cctx, cancel := context.WithTimeout(ctx, c.o.Deadline)
 	defer cancel()
 	c.calls.Add(1)
-	err := fn(ctx)
+	start := c.o.Now()
+	err := fn(cctx)
+	c.outcome(ctx, source, h, c.o.Now().Sub(start), err)
 	if err != nil {
 		c.errors.Add(1)
 		var rl *market.RateLimitedError
@@ -230,22 +265,26 @@ func (c *Cache) call(ctx context.Context, source string, fn func(ctx context.Con
 			c.mu.Lock()
 			c.paused[source] = c.o.Now().Add(wait)
 			c.mu.Unlock()
+			c.o.Log.Info("provider asked to wait; calls deferred", "provider", source, "retry_after", wait)
 		}
 	}
 	return err
 }
 
 // finish releases a job's keys. A failed job's keys wait RetryBackoff; a
-// job deferred by its source's own budget is released at once, so the
-// next read retries it (that costs no upstream call).
+// deferred job (budget spent, provider backing off) or one abandoned by its
+// caller is released at once, so the next read or warm cycle retries it
+// (a deferral costs no upstream call). Failures are logged at DEBUG: the
+// provider's state changes and the warm cycle summary are the INFO/WARN
+// record (see outcome and WarmSummary).
 func (c *Cache) finish(ctx context.Context, j job, err error) {
-	deferred := errors.Is(err, ErrOverBudget)
+	deferred := errors.Is(err, ErrOverBudget) || errors.Is(err, ErrBackingOff) || ctx.Err() != nil
 	switch {
-	case err == nil || ctx.Err() != nil:
+	case err == nil:
 	case deferred:
-		c.o.Log.Debug("market refresh deferred by its budget", "first", j.keys[0])
+		c.o.Log.Debug("market refresh deferred", "first", j.keys[0], "err", err)
 	default:
-		c.o.Log.Warn("market refresh failed", "keys", len(j.keys), "first", j.keys[0], "err", err)
+		c.o.Log.Debug("market refresh failed", "keys", len(j.keys), "first", j.keys[0], "err", err)
 	}
 	for _, k := range j.keys {
 		c.release(k, err != nil && !deferred)

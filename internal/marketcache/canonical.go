@@ -38,7 +38,7 @@ type entry[V any] struct {
 func refreshOne[V any](c *Cache, st *store[entry[V]], key string, ttl time.Duration, source string,
 	fetch func(ctx context.Context) (V, error)) *item[entry[V]] {
 	now := c.o.Now()
-	it := st.get(key, now)
+	it := st.read(key, now, ttl)
 	if (it == nil || now.Sub(it.fetchedAt) >= ttl) && c.claim(key) {
 		c.submit(job{keys: []string{key}, run: func(ctx context.Context) error {
 			var v V

@@ -19,7 +19,7 @@ func dailyKey(mint string) string   { return "d:" + mint }
 // ok is false when nothing is cached yet.
 func (c *Cache) DEXMarkets(mint string) ([]market.DEXMarket, time.Time, bool) {
 	now := c.o.Now()
-	it := c.markets.get(mint, now)
+	it := c.markets.read(mint, now, MarketsFreshTTL)
 	if c.o.Markets != nil && (it == nil || now.Sub(it.fetchedAt) >= MarketsFreshTTL) && c.claim(marketsKey(mint)) {
 		c.submit(job{keys: []string{marketsKey(mint)}, run: func(ctx context.Context) error {
 			var res []market.DEXMarket
@@ -44,7 +44,7 @@ func (c *Cache) DEXMarkets(mint string) ([]market.DEXMarket, time.Time, bool) {
 // Volume30d is the mint's USD volume over the last 30 daily candles, or
 // nil when none are cached (no scheduling; see EnsureDaily).
 func (c *Cache) Volume30d(mint string) *float64 {
-	if it := c.daily.get(mint, c.o.Now()); it != nil {
+	if it := c.daily.read(mint, c.o.Now(), DailyFreshTTL); it != nil {
 		return it.val
 	}
 	return nil

@@ -20,7 +20,7 @@ func (c *Cache) TokenIdentity(mint string) (symbol, name string, ok bool) {
 	if it := c.snaps.get(mint, now); it != nil && (it.val.meta.Symbol != "" || it.val.meta.Name != "") {
 		return it.val.meta.Symbol, it.val.meta.Name, true
 	}
-	it := c.meta.get(mint, now)
+	it := c.meta.read(mint, now, MetaFreshTTL)
 	if c.o.Metadata != nil && (it == nil || now.Sub(it.fetchedAt) >= MetaFreshTTL) && c.claim(metaKey(mint)) {
 		c.submit(job{keys: []string{metaKey(mint)}, run: func(ctx context.Context) error {
 			var res map[string]market.TokenMeta

@@ -19,7 +19,7 @@ func snapKey(mint string) string { return "s:" + mint }
 func (c *Cache) Market(mint string) *asset.Market {
 	now := c.o.Now()
 	var snap *asset.Market
-	if it := c.snaps.get(mint, now); it != nil {
+	if it := c.snaps.read(mint, now, SnapshotFreshTTL); it != nil {
 		snap = it.val.merged
 	}
 	return c.withAnalytics(mint, snap, now)
@@ -76,7 +76,7 @@ func mergeAnalytics(snap, am *asset.Market) *asset.Market {
 // cached yet.
 func (c *Cache) Token(mint string) (market.Token, bool) {
 	c.EnsureSnapshots(mint)
-	it := c.snaps.get(mint, c.o.Now())
+	it := c.snaps.read(mint, c.o.Now(), SnapshotFreshTTL)
 	if it == nil || it.val.merged == nil {
 		return market.Token{Mint: mint}, false
 	}

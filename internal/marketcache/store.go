@@ -21,6 +21,9 @@ type store[V any] struct {
 	mu    sync.RWMutex
 	items map[string]*item[V]
 	cap   int
+	// Reads through read: a miss (nothing cached), a stale hit (served,
+	// older than the fresh TTL) or a fresh hit.
+	hits, stale, misses atomic.Int64
 }
 
 func newStore[V any](capacity int) *store[V] {
@@ -36,6 +39,28 @@ func (s *store[V]) get(key string, now time.Time) *item[V] {
 		it.usedAt.Store(now.UnixNano())
 	}
 	return it
+}
+
+// read is get on a read path: it also counts a hit, stale hit or miss
+// against ttl (metrics).
+func (s *store[V]) read(key string, now time.Time, ttl time.Duration) *item[V] {
+	it := s.get(key, now)
+	switch {
+	case it == nil:
+		s.misses.Add(1)
+	case now.Sub(it.fetchedAt) >= ttl:
+		s.stale.Add(1)
+	default:
+		s.hits.Add(1)
+	}
+	return it
+}
+
+// peek returns the item of key, or nil, without marking it used.
+func (s *store[V]) peek(key string) *item[V] {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.items[key]
 }
 
 // put stores val for key.

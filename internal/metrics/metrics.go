@@ -29,6 +29,8 @@ type Metrics struct {
 	TradesDuplicates prometheus.Counter
 	TradesRejected   *prometheus.CounterVec // reason
 	TradesRebuild    prometheus.Histogram
+	// Ops: providers and reloads (ops.go).
+	Ops
 }
 
 // New creates and registers the collectors, plus the Go and process
@@ -74,9 +76,11 @@ func New() *Metrics {
 			Name: "assetd_analytics_rebuild_seconds", Help: "Duration of the start-up rebuild of the analytics state from stored trades.",
 			Buckets: []float64{.01, .1, .5, 1, 2, 5, 10, 20, 60},
 		}),
+		Ops: newOps(),
 	}
 	m.Registry.MustRegister(m.Requests, m.Latency, m.InFlight, m.Limiter, m.Panics, m.AuthFails, m.Includes, m.ProviderNulled,
 		m.TradesAccepted, m.TradesDuplicates, m.TradesRejected, m.TradesRebuild,
+		m.ProviderCalls, m.ProviderLatency, m.ProviderDeferrals, m.Reloads,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

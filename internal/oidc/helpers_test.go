@@ -254,21 +254,12 @@ func newFixture(t testing.TB, iss *testIssuer, mod ...func(*Config)) *fixture {
 	for _, m := range mod {
 		m(&cfg)
 	}
-	v, err := New(context.Background(), cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel) // stops the key set's background refresh
+	v, err := New(ctx, cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	f.v = v
-	t.Cleanup(func() { waitFetch(v) })
 	return f
-}
-
-// waitFetch waits for the verifier's in-flight fetch, if any, to finish.
-func waitFetch(v *Verifier) {
-	v.mu.Lock()
-	f := v.inflight
-	v.mu.Unlock()
-	if f != nil {
-		<-f.done
-	}
 }

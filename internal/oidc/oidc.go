@@ -2,17 +2,13 @@
 // (Clerk, Auth0, Keycloak, ...) against the issuer's JWKS and maps their
 // claims to a session.Identity.
 //
-// Keys are discovered through {issuer}/.well-known/openid-configuration,
-// cached in memory and refreshed
-//   - every Config.RefreshInterval, in the background of the first Verify
-//     that notices the cache is stale (verification keeps using the cached
-//     keys meanwhile, and keeps them if the refresh fails);
-//   - when a token names a kid the cache does not hold, in which case Verify
-//     waits for the refetch.
-//
-// At most one fetch runs at a time (concurrent callers share it) and a fetch
-// starts at most once per Config.MinRefreshGap, so tokens with forged kids
-// cannot make the verifier hammer the issuer. See docs/sessions.md.
+// The JWKS URI comes from {issuer}/.well-known/openid-configuration. Keys
+// are fetched, cached and refreshed by github.com/MicahParks/keyfunc/v3
+// (github.com/MicahParks/jwkset): in the background every
+// Config.RefreshInterval, and when a token names a kid the cache does not
+// hold, at most once per Config.MinRefreshGap so tokens with forged kids
+// cannot make the verifier hammer the issuer. Tokens are parsed and checked
+// by github.com/golang-jwt/jwt/v5. See docs/sessions.md.
 package oidc
 
 import (
@@ -24,12 +20,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
+	"golang.org/x/time/rate"
 
 	"github.com/assetd/assetd/internal/session"
 )
@@ -40,21 +37,26 @@ const Leeway = 30 * time.Second
 const (
 	defaultRefreshInterval = time.Hour
 	defaultMinRefreshGap   = 30 * time.Second
-	// fetchTimeout bounds one discovery + JWKS fetch.
+	// fetchTimeout bounds one discovery or JWKS fetch.
 	fetchTimeout = 10 * time.Second
-	// maxDocBytes bounds the discovery document and the JWKS.
+	// maxDocBytes bounds the discovery document.
 	maxDocBytes = 1 << 20
 	// maxTokenBytes rejects absurd tokens before any parsing.
 	maxTokenBytes = 16 << 10
 )
+
+// supportedAlgs are the asymmetric algorithms a token may use: none and
+// HMAC are never accepted, so a public key cannot be used as an HMAC
+// secret.
+var supportedAlgs = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"}
 
 // ErrIssuerMismatch is returned by New when the discovery document names a
 // different issuer than the configured one (often a trailing slash).
 var ErrIssuerMismatch = errors.New("discovery issuer does not match configured issuer")
 
 // ErrKeysUnavailable is wrapped (together with session.ErrInvalid) by Verify
-// when no key set could be loaded from the issuer yet, so callers may tell
-// an issuer outage from a bad token.
+// when the issuer's key set could not be located yet (discovery failed), so
+// callers may tell an issuer outage from a bad token.
 var ErrKeysUnavailable = errors.New("issuer keys unavailable")
 
 // Config configures a Verifier.
@@ -67,20 +69,22 @@ type Config struct {
 	// HTTPClient fetches discovery and JWKS (default: a client with a 10s
 	// timeout).
 	HTTPClient *http.Client
-	// Now returns the current time (default time.Now); for tests.
+	// Now returns the current time for the token's exp, nbf and iat and the
+	// discovery retry spacing (default time.Now); for tests.
 	Now func() time.Time
-	// Logger receives refresh logs (default: discarded).
+	// Logger receives discovery and refresh logs (default: discarded).
 	Logger *slog.Logger
-	// RefreshInterval is the age after which cached keys are refetched
-	// (default 1h).
+	// RefreshInterval is how often the cached keys are refetched in the
+	// background (default 1h).
 	RefreshInterval time.Duration
-	// MinRefreshGap is the minimum time between two fetch attempts, whatever
-	// triggers them (default 30s).
+	// MinRefreshGap is the minimum time between two fetches triggered by
+	// unknown kids, and between two discovery attempts (default 30s).
 	MinRefreshGap time.Duration
 }
 
 // Verifier verifies issuer JWTs. It implements session.Verifier and is safe
-// for concurrent use.
+// for concurrent use. Its background key refresh ends with the context
+// given to New.
 type Verifier struct {
 	issuer       string
 	discoveryURL string
@@ -90,32 +94,21 @@ type Verifier struct {
 	refresh      time.Duration
 	minGap       time.Duration
 	parser       *jwt.Parser
+	life         context.Context
 
 	mu          sync.Mutex
-	keys        *keySet // nil until the first successful fetch
-	jwksURI     string  // "" until discovered; reset when a fetch fails
-	fetchedAt   time.Time
-	lastAttempt time.Time // zero: the next Verify may fetch at once
-	inflight    *fetch
-
-	// waiting, when set (tests), is called whenever a Verify is about to
-	// wait for a fetch.
-	waiting func()
-}
-
-// fetch is one in-flight discovery + JWKS fetch shared by its waiters.
-type fetch struct {
-	done chan struct{}
-	err  error // set before done is closed
+	keys        keyfunc.Keyfunc // nil until discovery succeeded
+	lastAttempt time.Time       // of discovery
 }
 
 var _ session.Verifier = (*Verifier)(nil)
 
-// New validates cfg and loads the issuer's keys. If the issuer cannot be
-// reached or serves unusable documents, New logs the failure and returns a
-// working Verifier anyway: the first Verify retries the fetch, and later
-// attempts are spaced by MinRefreshGap. New fails on an invalid Config, and
-// when the issuer answers with a discovery document for a different issuer
+// New validates cfg, discovers the issuer's JWKS and starts its key set
+// (refreshed in the background until ctx ends). If the issuer cannot be
+// reached or serves an unusable discovery document, New logs the failure and
+// returns a working Verifier anyway: Verify retries the discovery, at most
+// once per MinRefreshGap. New fails on an invalid Config, and when the
+// issuer answers with a discovery document for a different issuer
 // (ErrIssuerMismatch), which no retry can fix.
 func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	if err := validateIssuer(cfg.Issuer); err != nil {
@@ -135,7 +128,13 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 		log:          cfg.Logger,
 		refresh:      cfg.RefreshInterval,
 		minGap:       cfg.MinRefreshGap,
+		life:         context.WithoutCancel(ctx),
 	}
+	// The key set's refresh goroutine lives as long as ctx (not its
+	// deadline, if any).
+	life, cancel := context.WithCancel(v.life)
+	context.AfterFunc(ctx, cancel)
+	v.life = life
 	if v.client == nil {
 		v.client = &http.Client{Timeout: fetchTimeout}
 	}
@@ -153,7 +152,7 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 		v.minGap = defaultMinRefreshGap
 	}
 	opts := []jwt.ParserOption{
-		jwt.WithValidMethods(supportedAlgs()),
+		jwt.WithValidMethods(supportedAlgs),
 		jwt.WithLeeway(Leeway),
 		jwt.WithTimeFunc(v.now),
 		jwt.WithExpirationRequired(),
@@ -165,18 +164,17 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	}
 	v.parser = jwt.NewParser(opts...)
 
-	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
-	defer cancel()
-	ks, uri, err := v.fetchKeys(fctx, "")
-	if errors.Is(err, ErrIssuerMismatch) {
-		return nil, fmt.Errorf("oidc: %w", err)
-	}
-	if err != nil {
-		// Leave lastAttempt zero so the first Verify retries immediately.
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.lastAttempt = v.now()
+	if err := v.load(ctx); err != nil {
+		if errors.Is(err, ErrIssuerMismatch) {
+			return nil, fmt.Errorf("oidc: %w", err)
+		}
+		// Leave the next attempt to the first Verify.
+		v.lastAttempt = time.Time{}
 		v.log.Warn("oidc: issuer keys not loaded at start; will retry on first verification", "err", err)
-		return v, nil
 	}
-	v.keys, v.jwksURI, v.fetchedAt, v.lastAttempt = ks, uri, v.now(), v.now()
 	return v, nil
 }
 
@@ -220,8 +218,12 @@ func (v *Verifier) Verify(ctx context.Context, token string) (session.Identity, 
 	if len(token) > maxTokenBytes {
 		return session.Identity{}, fmt.Errorf("%w: oidc: token of %d bytes exceeds %d", session.ErrInvalid, len(token), maxTokenBytes)
 	}
+	keys, err := v.keySet(ctx)
+	if err != nil {
+		return session.Identity{}, fmt.Errorf("%w: oidc: %w", session.ErrInvalid, err)
+	}
 	var c claims
-	if _, err := v.parser.ParseWithClaims(token, &c, v.keyFunc(ctx)); err != nil {
+	if _, err := v.parser.ParseWithClaims(token, &c, keys.KeyfuncCtx(ctx)); err != nil {
 		return session.Identity{}, fmt.Errorf("%w: oidc: %w", session.ErrInvalid, err)
 	}
 	if c.Subject == "" {
@@ -237,162 +239,83 @@ func (v *Verifier) Verify(ctx context.Context, token string) (session.Identity, 
 	return id, nil
 }
 
-// keyFunc selects the key for a token whose alg the parser already limited
-// to supportedAlgs, and rejects the token unless the key allows its alg.
-func (v *Verifier) keyFunc(ctx context.Context) jwt.Keyfunc {
-	return func(t *jwt.Token) (any, error) {
-		kid := ""
-		if raw, ok := t.Header["kid"]; ok {
-			s, ok := raw.(string)
-			if !ok {
-				return nil, errors.New("kid header is not a string")
-			}
-			kid = s
-		}
-		k, err := v.key(ctx, kid)
-		if err != nil {
-			return nil, err
-		}
-		if alg := t.Method.Alg(); !slices.Contains(k.algs, alg) {
-			return nil, fmt.Errorf("algorithm %s not allowed for key %q", alg, clip(k.kid))
-		}
-		return k.pub, nil
+// keySet returns the issuer's key set, retrying the discovery when it
+// failed before and MinRefreshGap has passed since the last attempt.
+// Concurrent callers share one attempt.
+func (v *Verifier) keySet(ctx context.Context) (keyfunc.Keyfunc, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.keys != nil {
+		return v.keys, nil
 	}
-}
-
-// key returns the key for kid (see keySet.find), refreshing the cache as
-// described in the package documentation.
-func (v *Verifier) key(ctx context.Context, kid string) (*key, error) {
 	now := v.now()
-	v.mu.Lock()
-	if v.keys != nil && now.Sub(v.fetchedAt) >= v.refresh && v.inflight == nil && v.gapElapsed(now) {
-		v.startFetch(ctx, now) // background; keep serving cached keys
+	if !v.lastAttempt.IsZero() && now.Sub(v.lastAttempt) < v.minGap {
+		return nil, fmt.Errorf("%w: next attempt after %s", ErrKeysUnavailable, v.lastAttempt.Add(v.minGap).Format(time.RFC3339))
 	}
-	if k := v.keys.find(kid); k != nil {
-		v.mu.Unlock()
-		return k, nil
+	v.lastAttempt = now
+	if err := v.load(ctx); err != nil {
+		v.log.Error("oidc: issuer keys still unavailable", "err", err, "retry_after", v.minGap)
+		return nil, fmt.Errorf("%w: %w", ErrKeysUnavailable, err)
 	}
-	f := v.inflight
-	if f == nil {
-		if !v.gapElapsed(now) {
-			loaded := v.keys != nil
-			retry := v.lastAttempt.Add(v.minGap)
-			v.mu.Unlock()
-			if !loaded {
-				return nil, fmt.Errorf("%w: next attempt after %s", ErrKeysUnavailable, retry.Format(time.RFC3339))
-			}
-			return nil, fmt.Errorf("%s (refetch rate-limited)", noKey(kid))
-		}
-		f = v.startFetch(ctx, now)
-	}
-	waiting := v.waiting
-	v.mu.Unlock()
-
-	if waiting != nil {
-		waiting()
-	}
-	select {
-	case <-f.done:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for issuer keys: %w", ctx.Err())
-	}
-
-	v.mu.Lock()
-	k, loaded := v.keys.find(kid), v.keys != nil
-	v.mu.Unlock()
-	switch {
-	case k != nil:
-		return k, nil
-	case !loaded:
-		return nil, fmt.Errorf("%w: %w", ErrKeysUnavailable, f.err)
-	case f.err != nil:
-		return nil, fmt.Errorf("%s (refetch failed: %w)", noKey(kid), f.err)
-	default:
-		return nil, errors.New(noKey(kid))
-	}
+	return v.keys, nil
 }
 
-// noKey describes why no key matched kid.
-func noKey(kid string) string {
-	if kid == "" {
-		return "token has no kid and the JWKS does not hold exactly one key"
-	}
-	return fmt.Sprintf("unknown key id %q", clip(kid))
-}
-
-// gapElapsed reports whether a fetch may start at now. v.mu must be held.
-func (v *Verifier) gapElapsed(now time.Time) bool {
-	return v.lastAttempt.IsZero() || now.Sub(v.lastAttempt) >= v.minGap
-}
-
-// startFetch starts a fetch in its own goroutine so that no single caller's
-// cancellation aborts it for the others; it keeps ctx's values and is bounded
-// by fetchTimeout. v.mu must be held.
-func (v *Verifier) startFetch(ctx context.Context, now time.Time) *fetch {
-	f := &fetch{done: make(chan struct{})}
-	v.inflight, v.lastAttempt = f, now
-	uri := v.jwksURI
-	go func() {
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fetchTimeout)
-		defer cancel()
-		ks, newURI, err := v.fetchKeys(fctx, uri)
-		v.mu.Lock()
-		if err == nil {
-			v.keys, v.fetchedAt = ks, v.now()
-		}
-		v.jwksURI = newURI
-		v.inflight = nil
-		f.err = err
-		loaded := v.keys != nil
-		v.mu.Unlock()
-		if err != nil {
-			if !loaded {
-				v.log.Error("oidc: issuer keys still unavailable", "err", err, "retry_after", v.minGap)
-			} else {
-				v.log.Warn("oidc: jwks refresh failed; keeping cached keys", "err", err, "retry_after", v.minGap)
-			}
-		}
-		close(f.done)
-	}()
-	return f
-}
-
-// fetchKeys discovers the JWKS URI when jwksURI is empty, then fetches and
-// parses the JWKS. It returns the URI to reuse next time, "" on failure so
-// that the next attempt rediscovers it.
-func (v *Verifier) fetchKeys(ctx context.Context, jwksURI string) (*keySet, string, error) {
-	if jwksURI == "" {
-		var err error
-		if jwksURI, err = v.discover(ctx); err != nil {
-			return nil, "", err
-		}
-	}
-	body, err := v.get(ctx, jwksURI)
+// load discovers the JWKS URI and starts the key set on it. v.mu is held.
+func (v *Verifier) load(ctx context.Context) error {
+	dctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	uri, err := v.discover(dctx)
 	if err != nil {
-		return nil, "", fmt.Errorf("fetch jwks: %w", err)
+		return err
 	}
-	ks, skipped, err := parseJWKS(body)
-	for _, s := range skipped {
-		v.log.Debug("oidc: jwks key skipped", "reason", s)
-	}
+	log := v.log.With("jwks_uri", uri)
+	keys, err := keyfunc.NewDefaultOverrideCtx(v.life, []string{uri}, keyfunc.Override{
+		Client:      v.client,
+		HTTPTimeout: fetchTimeout,
+		// A first fetch that fails leaves an empty set, refilled by the
+		// background refresh or the next unknown kid.
+		RefreshInterval: v.refresh,
+		// Unknown kids refetch at most once per gap; within it a caller
+		// does not wait for the next slot (the wait would exceed the fetch
+		// timeout) but is refused at once.
+		RefreshUnknownKID: rate.NewLimiter(rate.Every(v.minGap), 1),
+		RateLimitWaitMax:  fetchTimeout,
+		RefreshErrorHandlerFunc: func(string) func(context.Context, error) {
+			return func(ctx context.Context, err error) {
+				if v.life.Err() == nil {
+					log.Warn("oidc: jwks refresh failed; keeping cached keys", "err", err)
+				}
+			}
+		},
+	})
 	if err != nil {
-		return nil, "", fmt.Errorf("jwks %s: %w", jwksURI, err)
+		return fmt.Errorf("jwks %s: %w", uri, err)
 	}
-	v.log.Info("oidc: jwks loaded", "jwks_uri", jwksURI, "keys", len(ks.all), "skipped", len(skipped))
-	return ks, jwksURI, nil
+	v.keys = keys
+	log.Info("oidc: jwks key set started")
+	return nil
 }
 
 // discover reads the discovery document and returns its jwks_uri.
 func (v *Verifier) discover(ctx context.Context) (string, error) {
-	body, err := v.get(ctx, v.discoveryURL)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.discoveryURL, nil)
 	if err != nil {
 		return "", fmt.Errorf("discovery: %w", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := v.client.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("discovery: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("discovery %s: status %s", v.discoveryURL, resp.Status)
 	}
 	var doc struct {
 		Issuer  string `json:"issuer"`
 		JWKSURI string `json:"jwks_uri"`
 	}
-	if err := json.Unmarshal(body, &doc); err != nil {
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxDocBytes)).Decode(&doc); err != nil {
 		return "", fmt.Errorf("discovery %s: decode: %w", v.discoveryURL, err)
 	}
 	if doc.Issuer != v.issuer {
@@ -406,39 +329,4 @@ func (v *Verifier) discover(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("discovery %s: jwks_uri %q is not https", v.discoveryURL, doc.JWKSURI)
 	}
 	return doc.JWKSURI, nil
-}
-
-// get fetches a JSON document of at most maxDocBytes.
-func (v *Verifier) get(ctx context.Context, u string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("build request: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := v.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("get %s: %w", u, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-		return nil, fmt.Errorf("get %s: status %s", u, resp.Status)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", u, err)
-	}
-	if len(body) > maxDocBytes {
-		return nil, fmt.Errorf("get %s: body exceeds %d bytes", u, maxDocBytes)
-	}
-	return body, nil
-}
-
-// clip shortens attacker-controlled strings before they reach errors.
-func clip(s string) string {
-	const limit = 64
-	if len(s) > limit {
-		return s[:limit] + "..."
-	}
-	return s
 }

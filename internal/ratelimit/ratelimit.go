@@ -95,7 +95,7 @@ func (m *Memory) Allow(_ context.Context, key string, p Policy, now time.Time) (
 	}
 	if p.QuotaPerMonth > 0 {
 		u := now.UTC()
-		mk := u.Year()*12 + int(u.Month())
+		mk := monthKey(u)
 		q := m.quota[key]
 		if q == nil || q.key != mk {
 			q = &month{key: mk}

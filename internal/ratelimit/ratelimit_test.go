@@ -86,3 +86,21 @@ func BenchmarkAllow(b *testing.B) {
 		m.Allow(context.Background(), "key_1", p, now)
 	}
 }
+
+// TestRestoreQuota: a restored count charges against the month it was
+// restored for, and the next month starts afresh.
+func TestRestoreQuota(t *testing.T) {
+	m := NewMemory()
+	now := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
+	p := Policy{QuotaPerMonth: 3}
+	m.RestoreQuota("k", 2, now)
+	if d, _ := m.Allow(context.Background(), "k", p, now); !d.Allowed {
+		t.Fatal("third request refused")
+	}
+	if d, _ := m.Allow(context.Background(), "k", p, now); d.Allowed || d.Reason != "quota" {
+		t.Fatalf("fourth request: %+v; want a quota refusal", d)
+	}
+	if d, _ := m.Allow(context.Background(), "k", p, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)); !d.Allowed {
+		t.Fatal("the next month is still refused")
+	}
+}

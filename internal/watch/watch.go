@@ -26,6 +26,7 @@ type Poller struct {
 	log      *slog.Logger
 	topics   map[string][]ReloadFunc
 	seen     map[string]int64
+	observe  func(topic string, err error)
 }
 
 // NewPoller returns a poller reading src every interval.
@@ -35,6 +36,10 @@ func NewPoller(src VersionSource, interval time.Duration, log *slog.Logger) *Pol
 
 // On registers fn for topic. Register before Run.
 func (p *Poller) On(topic string, fn ReloadFunc) { p.topics[topic] = append(p.topics[topic], fn) }
+
+// Observe has fn called after every reload a store change triggers, with
+// its topic and error (metrics). Register before Run.
+func (p *Poller) Observe(fn func(topic string, err error)) { p.observe = fn }
 
 // Sync runs every registered reload once, recording the versions first so
 // no change between the two is missed. Used at start.
@@ -68,9 +73,13 @@ func (p *Poller) Poll(ctx context.Context) {
 		}
 		ok := true
 		for _, fn := range fns {
-			if err := fn(ctx); err != nil {
+			err := fn(ctx)
+			if err != nil {
 				p.log.Warn("reload failed", "topic", topic, "err", err)
 				ok = false
+			}
+			if p.observe != nil {
+				p.observe(topic, err)
 			}
 		}
 		if ok {

@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -23,6 +24,10 @@ func TestPollReloadsChangedTopicsOnly(t *testing.T) {
 	p := NewPoller(v, time.Second, slog.New(slog.DiscardHandler))
 	calls := map[string]int{}
 	fail := false
+	observed := map[string]int{}
+	p.Observe(func(topic string, err error) {
+		observed[topic+" "+map[bool]string{true: "ok", false: "error"}[err == nil]]++
+	})
 	p.On("keys", func(context.Context) error { calls["keys"]++; return nil })
 	p.On("registry", func(context.Context) error {
 		calls["registry"]++
@@ -54,5 +59,9 @@ func TestPollReloadsChangedTopicsOnly(t *testing.T) {
 	p.Poll(context.Background())
 	if calls["registry"] != 4 {
 		t.Fatalf("registry reloads %d; want 1 + 2 failed + 1 good", calls["registry"])
+	}
+	// The observer sees every reload a change triggered (not Sync's).
+	if want := map[string]int{"keys ok": 1, "registry error": 2, "registry ok": 1}; fmt.Sprint(observed) != fmt.Sprint(want) {
+		t.Fatalf("observed reloads %v; want %v", observed, want)
 	}
 }

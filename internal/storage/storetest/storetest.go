@@ -29,7 +29,9 @@ type Store interface {
 	lists.Store
 	lists.AdvisoryStore
 	Versions(ctx context.Context) (map[string]int64, error)
-	UsageSummary(ctx context.Context, keyID string, sinceMs int64) (map[string]int64, error)
+	UsageByDay(ctx context.Context, keyID string, sinceMinute int64) ([]usage.DayCount, error)
+	ChargedSince(ctx context.Context, sinceMinute int64) (map[string]int64, error)
+	ClaimStoreMode(ctx context.Context, mode string) (string, error)
 	PutRegistryDocument(ctx context.Context, d storage.RegistryDocument) (bool, error)
 	DeleteRegistryDocument(ctx context.Context, source string) error
 	ListRegistryDocuments(ctx context.Context) ([]storage.RegistryDocument, error)
@@ -64,7 +66,9 @@ func Run(t *testing.T, h Harness) {
 		{"SetKeyLimits", testLimits},
 		{"VersionsBumpOnKeyWrites", testVersions},
 		{"Sessions", testSessions},
-		{"UsageBatch", testUsage},
+		{"UsageAggregates", testUsageAggregates},
+		{"UsagePrune", testUsagePrune},
+		{"StoreMode", testStoreMode},
 		{"ConcurrentKeyCreates", testConcurrentCreates},
 		{"RegistryDocuments", testRegistryDocuments},
 		{"Candles", testCandles},
@@ -285,30 +289,6 @@ func testSessions(t *testing.T, h Harness) {
 	}
 	if _, err := s.SessionByHash(ctx, hash(10)); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("missing session: %v; want ErrNotFound", err)
-	}
-}
-
-func testUsage(t *testing.T, h Harness) {
-	s, _ := h.Fresh(t)
-	ctx := context.Background()
-	var batch []usage.Record
-	for i := range 250 {
-		route := "GET /v1/assets/search"
-		if i%5 == 0 {
-			route = "GET /v1/assets/{assetId}"
-		}
-		batch = append(batch, usage.Record{KeyID: "key_a", ProjectID: "prj_a", Route: route, Status: 200, Latency: time.Millisecond, At: t0})
-	}
-	if err := s.InsertUsage(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.UsageSummary(ctx, "key_a", storage.Ms(t0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]int64{"GET /v1/assets/search": 200, "GET /v1/assets/{assetId}": 50}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Fatalf("usage (-want +got):\n%s", d)
 	}
 }
 

@@ -247,7 +247,9 @@ func (c *Client) Get(ctx context.Context, path string, q url.Values) ([]byte, er
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		err = c.transportErr(ctx, path, err)
-		c.log.LogAttrs(ctx, slog.LevelWarn, "provider call failed", slog.String("provider", c.name),
+		// Per-call failures are DEBUG: the market cache logs each
+		// provider's state changes and one summary per warm cycle.
+		c.log.LogAttrs(ctx, slog.LevelDebug, "provider call failed", slog.String("provider", c.name),
 			slog.String("path", path), slog.Duration("took", time.Since(start)), slog.String("error", err.Error()))
 		return nil, err
 	}
@@ -257,18 +259,14 @@ func (c *Client) Get(ctx context.Context, path string, q url.Values) ([]byte, er
 	case resp.StatusCode == http.StatusTooManyRequests:
 		drain(resp.Body)
 		ra := ParseRetryAfter(resp.Header.Get("Retry-After"), c.now())
-		c.log.LogAttrs(ctx, slog.LevelWarn, "provider rate limited", slog.String("provider", c.name),
+		c.log.LogAttrs(ctx, slog.LevelDebug, "provider rate limited", slog.String("provider", c.name),
 			slog.String("path", path), slog.Duration("retryAfter", ra))
 		return nil, fmt.Errorf("%s: GET %s: %w", c.name, path, &market.RateLimitedError{RetryAfter: ra})
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		snippet := c.snippet(resp.Body)
 		drain(resp.Body)
 		se := &StatusError{Name: c.name, Path: path, Code: resp.StatusCode, Snippet: snippet}
-		level := slog.LevelWarn
-		if resp.StatusCode == http.StatusNotFound {
-			level = slog.LevelDebug
-		}
-		c.log.LogAttrs(ctx, level, "provider call failed", slog.String("provider", c.name),
+		c.log.LogAttrs(ctx, slog.LevelDebug, "provider call failed", slog.String("provider", c.name),
 			slog.String("path", path), slog.Int("status", resp.StatusCode), slog.Duration("took", time.Since(start)))
 		return nil, se
 	}
@@ -276,13 +274,13 @@ func (c *Client) Get(ctx context.Context, path string, q url.Values) ([]byte, er
 	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
 	if err != nil {
 		err = c.transportErr(ctx, path, err)
-		c.log.LogAttrs(ctx, slog.LevelWarn, "provider body read failed", slog.String("provider", c.name),
+		c.log.LogAttrs(ctx, slog.LevelDebug, "provider body read failed", slog.String("provider", c.name),
 			slog.String("path", path), slog.String("error", err.Error()))
 		return nil, err
 	}
 	if int64(len(body)) > c.maxBody {
 		drain(resp.Body)
-		c.log.LogAttrs(ctx, slog.LevelWarn, "provider body too large", slog.String("provider", c.name),
+		c.log.LogAttrs(ctx, slog.LevelDebug, "provider body too large", slog.String("provider", c.name),
 			slog.String("path", path), slog.Int64("limit", c.maxBody))
 		return nil, Malformed(c.name, "GET "+path, fmt.Errorf("response body exceeds %d bytes", c.maxBody))
 	}

@@ -1,0 +1,46 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/assetd/assetd/internal/readiness"
+)
+
+// ReadinessChecker reports whether the service is ready for traffic.
+type ReadinessChecker interface {
+	Check(ctx context.Context) readiness.Report
+}
+
+// ready is GET /readyz: the readiness report, 200 when ready and 503
+// until then (store, registry, market coverage; see docs/operations.md).
+// Without a checker the server is ready once it serves.
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", noStore)
+	if s.d.Readiness == nil {
+		return writeJSON(w, http.StatusOK, readiness.Report{Ready: true})
+	}
+	rep := s.d.Readiness.Check(r.Context())
+	status := http.StatusOK
+	if !rep.Ready {
+		status = http.StatusServiceUnavailable
+	}
+	return writeJSON(w, status, rep)
+}
+
+// SimulatedHeader marks every response of a server whose market data is
+// the built-in demo feed, so a capture cannot pass simulated numbers as
+// real.
+const SimulatedHeader = "X-Assetd-Simulated"
+
+// withSimulated sets SimulatedHeader on every response when the market
+// data is simulated.
+func (s *Server) withSimulated(next http.Handler) http.Handler {
+	if !s.d.Simulated {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(SimulatedHeader, "true")
+		next.ServeHTTP(w, r)
+	})
+}
