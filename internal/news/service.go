@@ -114,7 +114,7 @@ type sourceHealth struct {
 	lastSuccess time.Time
 	lastAttempt time.Time
 	inFlight    time.Time // start of the running fetch, zero when idle
-	lastErr     string // reason code of the last failure ("" after a success)
+	lastErr     string    // reason code of the last failure ("" after a success)
 	fails       int
 	items       int // items in the last successful answer
 }
