@@ -62,6 +62,9 @@ func CanonicalURL(raw string) (string, bool) {
 		return "", false
 	}
 	host := strings.ToLower(u.Hostname())
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]" // IPv6 literal
+	}
 	if p := u.Port(); p != "" && !(scheme == "http" && p == "80") && !(scheme == "https" && p == "443") {
 		host += ":" + p
 	}

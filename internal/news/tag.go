@@ -45,12 +45,7 @@ func NewTagger(assets []registry.Asset) *Tagger {
 			c.symbolShort = utf8.RuneCountInString(s) <= ShortTermMax || !hasLetter(s)
 		}
 		raw := append([]string{a.Name}, a.Aliases...)
-		for _, w := range CompileTerms(raw) {
-			if w.lower == c.symbolLower {
-				continue // the symbol rule covers it
-			}
-			c.words = append(c.words, w)
-		}
+		c.words = CompileTerms(raw)
 		t.coins = append(t.coins, c)
 	}
 	slices.SortFunc(t.coins, func(a, b coinTerms) int { return strings.Compare(a.id, b.id) })
