@@ -61,9 +61,12 @@ type Observer interface {
 	// Fetched reports one fetch: outcome "ok", "not_modified" or a
 	// failure reason (timeout, rate_limited, malformed, upstream_error).
 	Fetched(feedSource, outcome string)
-	// Built reports a new snapshot: served items per feed source and the
-	// duplicates hidden.
-	Built(news, social int, dups DedupeStats)
+	// Built reports a new snapshot: served items per feed source.
+	Built(news, social int)
+	// Deduplicated counts new items dropped as duplicates: reason "url"
+	// (a canonical URL another source, or the same answer, already gave)
+	// or "title" (a normalised title published up to 48 h earlier).
+	Deduplicated(reason string, n int)
 }
 
 // Config configures a Service.
@@ -203,6 +206,16 @@ func (s *Service) Run(ctx context.Context) {
 	wg.Wait()
 }
 
+// Refresh polls every source once, concurrently, and returns when all
+// have answered or ctx ends (start-up warm-up, tests).
+func (s *Service) Refresh(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, st := range s.sources {
+		wg.Go(func() { s.poll(ctx, st) })
+	}
+	wg.Wait()
+}
+
 func (s *Service) pollLoop(ctx context.Context, st *sourceState) {
 	for {
 		wait := s.poll(ctx, st)
@@ -286,12 +299,22 @@ func (s *Service) ingest(ctx context.Context, src Source, items []Item, now time
 	s.mu.Lock()
 	cutoff := now.Add(-s.cfg.Retention)
 	var fresh []Item
+	urlDups := 0
+	batch := make(map[string]bool, len(items))
 	for _, it := range items {
 		it, ok := Normalize(it, src, now)
 		if !ok || it.PostedAt.Before(cutoff) {
 			continue
 		}
-		if _, dup := s.items[it.CanonicalURL]; dup {
+		if batch[it.CanonicalURL] {
+			urlDups++ // twice in one answer
+			continue
+		}
+		batch[it.CanonicalURL] = true
+		if prev, dup := s.items[it.CanonicalURL]; dup {
+			if prev.Source != it.Source {
+				urlDups++ // another source has the story already
+			}
 			continue
 		}
 		it.RelatedCoinIDs = s.tagger.Tag(it.Title, it.Summary)
@@ -300,10 +323,15 @@ func (s *Service) ingest(ctx context.Context, src Source, items []Item, now time
 	}
 	if len(fresh) == 0 {
 		s.mu.Unlock()
+		s.observeDups("url", urlDups)
 		return 0, nil
 	}
+	_, _, before := s.snap.Load().Counts()
 	s.rebuildLocked(now)
+	_, _, after := s.snap.Load().Counts()
 	s.mu.Unlock()
+	s.observeDups("url", urlDups)
+	s.observeDups("title", after.Title-before.Title)
 	if s.cfg.Store == nil {
 		return len(fresh), nil
 	}
@@ -354,8 +382,14 @@ func (s *Service) rebuildLocked(now time.Time) {
 	snap := NewSnapshot(items, s.tagger, now)
 	s.snap.Store(snap)
 	if s.cfg.Observer != nil {
-		n, so, d := snap.Counts()
-		s.cfg.Observer.Built(n, so, d)
+		n, so, _ := snap.Counts()
+		s.cfg.Observer.Built(n, so)
+	}
+}
+
+func (s *Service) observeDups(reason string, n int) {
+	if n > 0 && s.cfg.Observer != nil {
+		s.cfg.Observer.Deduplicated(reason, n)
 	}
 }
 

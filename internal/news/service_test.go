@@ -52,7 +52,11 @@ func (o *builtObserver) Fetched(fs, outcome string) {
 	v, _ := o.fetched.LoadOrStore(fs+"/"+outcome, new(atomic.Int32))
 	v.(*atomic.Int32).Add(1)
 }
-func (o *builtObserver) Built(n, s int, _ DedupeStats) {
+func (o *builtObserver) Deduplicated(reason string, n int) {
+	v, _ := o.fetched.LoadOrStore("dup/"+reason, new(atomic.Int32))
+	v.(*atomic.Int32).Add(int32(n))
+}
+func (o *builtObserver) Built(n, s int) {
 	select {
 	case o.built <- [2]int{n, s}:
 	default:
