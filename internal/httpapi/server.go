@@ -63,6 +63,8 @@ type Deps struct {
 	// price charts and trade ingest (nil: trending and candles are empty,
 	// ingest answers 404).
 	Analytics Analytics
+	// News is the news feed read model (nil: the feed is empty).
+	News NewsFeed
 	// Advisories annotates mints (nil: none flagged).
 	Advisories AdvisoryLookup
 	// Metadata is the live token metadata provider for list member
