@@ -83,6 +83,7 @@ type serveConfig struct {
 	shutdownGrace  time.Duration
 	reloadInterval time.Duration
 	market         marketFlags
+	news           newsFlags
 	lists          lists.Limits
 	listsHTTP      httpapi.ListsConfig
 	execution      executionFlags

@@ -67,6 +67,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.IntVar(&cfg.listsHTTP.SearchBudget, "list-search-budget", 120, "curator searches per key per 10 minutes")
 	fs.DurationVar(&cfg.listsHTTP.LookupTimeout, "list-lookup-timeout", httpapi.DefaultLookupTimeout, "longest wait for live provider lookups of one member PUT or bulk add; unresolved mints fail as unknown_mint (env ASSETD_LIST_LOOKUP_TIMEOUT)")
 	fs.StringVar(&cfg.allowedDuplicates, "allowed-duplicates", c.env("ASSETD_ALLOWED_DUPLICATES", ""), "JSON allow-list of mints that legitimately share a protected symbol (curator search never flags them) (env ASSETD_ALLOWED_DUPLICATES)")
+	cfg.news = newsFlags{feeds: newFeedList(c.env("ASSETD_NEWS_FEED", "")), social: newFeedList(c.env("ASSETD_SOCIAL_FEED", ""))}
+	fs.Var(&cfg.news.feeds, "news-feed", "RSS/Atom news feed URL (http(s):// or file://), repeatable or a comma list; none disables; default: the built-in outlet list (env ASSETD_NEWS_FEED)")
+	fs.Var(&cfg.news.social, "social-feed", "public social account or hashtag RSS/Atom feed URL, repeatable or a comma list; default none (env ASSETD_SOCIAL_FEED)")
 	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for in-flight requests")
 	c.addExecutionFlags(fs, &cfg.execution)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes")
@@ -113,6 +116,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	if cfg.market.budget <= 0 || cfg.market.extBudget <= 0 || cfg.market.warmInterval < time.Second || cfg.market.startupWarmup < 0 {
 		errs = append(errs, errors.New("--provider-budget and --extprovider-budget must be positive, --warm-interval at least 1s and --startup-warmup not negative"))
 	}
+	if err := cfg.news.validate(); err != nil {
+		errs = append(errs, err)
+	}
 	cfg.lists = cfg.lists.WithDefaults()
 	if err := cfg.lists.Validate(); err != nil {
 		errs = append(errs, err)
@@ -135,6 +141,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 
+	m := metrics.New()
 	keys := apikey.NewCache(st, log)
 	snap, _, err := loadRegistry(ctx, st)
 	if err != nil {
@@ -175,6 +182,13 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		feed.snap = cat.Snapshot
 	}
 	log.Info("registry loaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
+	newsSvc, err := newNewsService(cfg, snap, st, m, log)
+	if err != nil {
+		return err
+	}
+	if err := newsSvc.Load(ctx); err != nil {
+		return err
+	}
 	poller := watch.NewPoller(st, cfg.reloadInterval, log)
 	poller.On(storage.TopicKeys, keys.Reload)
 	advisories := lists.NewAdvisoryIndex(st)
@@ -194,6 +208,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		}
 		cat.SetSnapshot(snap)
 		mp.setSnapshot(snap)
+		newsSvc.SetAssets(snap.Assets())
 		log.Info("registry reloaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
 		return nil
 	})
@@ -254,6 +269,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	api := httpapi.New(httpapi.Deps{
 		Log: log, Metrics: m, Keys: keys, Limiter: ratelimit.NewMemory(), Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
 		Canonical: mp.cache, ExternalProvider: mp.external,
+		News:  newsSvc,
 		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
 		Curator: cur, Tokens: tokens.Index,
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
@@ -279,6 +295,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { mp.runWarmer(gctx, cat.Snapshot, cfg.market.warmInterval); return nil })
 	g.Go(func() error { api.RunTrending(gctx, trendingInterval); return nil })
 	g.Go(func() error { runPrune(gctx, eng, pruneInterval); return nil })
+	g.Go(func() error { newsSvc.Run(gctx); return nil })
 	// flushStopped closes when the periodic flush loop has returned: the
 	// final flush must not run concurrently with it.
 	flushStopped := make(chan struct{})

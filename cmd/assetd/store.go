@@ -8,6 +8,7 @@ import (
 
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/lists"
+	"github.com/assetd/assetd/internal/news"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage/postgres"
 	"github.com/assetd/assetd/internal/storage/sqlite"
@@ -27,6 +28,7 @@ type store interface {
 	lists.AdvisoryStore
 	candleStore
 	tokenindex.Store
+	news.Store
 	Migrate(ctx context.Context) (int, error)
 	Engine() string
 	Close() error

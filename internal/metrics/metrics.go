@@ -22,6 +22,14 @@ type Metrics struct {
 	// ProviderNulled counts upstream values a provider adapter nulled as
 	// implausible (internal/bounds), by provider and field.
 	ProviderNulled *prometheus.CounterVec
+	// NewsFetches counts news source fetches by feed source and outcome
+	// (ok, not_modified, timeout, rate_limited, malformed, upstream_error).
+	NewsFetches *prometheus.CounterVec
+	// NewsDeduplicated counts new news items dropped as duplicates by
+	// reason (url, title).
+	NewsDeduplicated *prometheus.CounterVec
+	// NewsItems is the number of items the news feed serves, by feed source.
+	NewsItems *prometheus.GaugeVec
 }
 
 // New creates and registers the collectors, plus the Go and process
@@ -54,8 +62,18 @@ func New() *Metrics {
 		ProviderNulled: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "assetd_provider_values_nulled_total", Help: "Implausible upstream values (negative, non-finite, above the ceilings) served as null, by provider and field.",
 		}, []string{"provider", "field"}),
+		NewsFetches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "assetd_news_fetches_total", Help: "News source fetches by feed source and outcome.",
+		}, []string{"feed_source", "outcome"}),
+		NewsDeduplicated: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "assetd_news_deduplicated_total", Help: "New news items dropped as duplicates, by reason (url, title).",
+		}, []string{"reason"}),
+		NewsItems: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "assetd_news_items", Help: "News feed items served from memory, by feed source.",
+		}, []string{"feed_source"}),
 	}
 	m.Registry.MustRegister(m.Requests, m.Latency, m.InFlight, m.Limiter, m.Panics, m.AuthFails, m.Includes, m.ProviderNulled,
+		m.NewsFetches, m.NewsDeduplicated, m.NewsItems,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -293,8 +293,14 @@ func (s *Service) backoff(fails int, err error) time.Duration {
 	return d
 }
 
-// ingest normalises and tags fetched items, stores the new ones and
-// publishes a new snapshot. It returns the number of new items.
+// storeTimeout bounds one PutNews; it outlives the poll's context so
+// items fetched just before shutdown are still stored.
+const storeTimeout = 30 * time.Second
+
+// ingest normalises and tags fetched items, stores the new ones, then
+// publishes a new snapshot (an item served is an item stored, unless the
+// store failed, which is logged and leaves the item in memory). It
+// returns the number of new items.
 func (s *Service) ingest(ctx context.Context, src Source, items []Item, now time.Time) (int, error) {
 	s.mu.Lock()
 	cutoff := now.Add(-s.cfg.Retention)
@@ -318,29 +324,34 @@ func (s *Service) ingest(ctx context.Context, src Source, items []Item, now time
 			continue
 		}
 		it.RelatedCoinIDs = s.tagger.Tag(it.Title, it.Summary)
-		s.items[it.CanonicalURL] = it
 		fresh = append(fresh, it)
 	}
+	s.mu.Unlock()
+	s.observeDups("url", urlDups)
 	if len(fresh) == 0 {
-		s.mu.Unlock()
-		s.observeDups("url", urlDups)
 		return 0, nil
+	}
+	var serr error
+	if s.cfg.Store != nil {
+		// Without the lock: a slow database delays only this source.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+		if _, err := s.cfg.Store.PutNews(sctx, fresh); err != nil {
+			serr = fmt.Errorf("news: store %d items: %w", len(fresh), err)
+		}
+		cancel()
+	}
+	s.mu.Lock()
+	for _, it := range fresh {
+		if _, dup := s.items[it.CanonicalURL]; !dup {
+			s.items[it.CanonicalURL] = it
+		}
 	}
 	_, _, before := s.snap.Load().Counts()
 	s.rebuildLocked(now)
 	_, _, after := s.snap.Load().Counts()
 	s.mu.Unlock()
-	s.observeDups("url", urlDups)
 	s.observeDups("title", after.Title-before.Title)
-	if s.cfg.Store == nil {
-		return len(fresh), nil
-	}
-	// The snapshot is already published and the lock released: a slow
-	// database delays only the persistence of these items.
-	if _, err := s.cfg.Store.PutNews(ctx, fresh); err != nil {
-		return len(fresh), fmt.Errorf("news: store %d items: %w", len(fresh), err)
-	}
-	return len(fresh), nil
+	return len(fresh), serr
 }
 
 // Normalize cleans an item from src: canonical URL (ok is false without
