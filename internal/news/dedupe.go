@@ -26,8 +26,13 @@ func (d DedupeStats) Total() int { return d.URL + d.Title }
 // beforehand by the adapters; an empty title never matches another.
 // items is not modified.
 func Dedupe(items []Item) ([]Item, DedupeStats) {
-	sorted := slices.Clone(items)
-	slices.SortStableFunc(sorted, func(a, b Item) int {
+	// Sort positions, not the (large) items.
+	order := make([]int32, len(items))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(x, y int32) int {
+		a, b := &items[x], &items[y]
 		if c := a.PostedAt.Compare(b.PostedAt); c != 0 {
 			return c
 		}
@@ -37,10 +42,11 @@ func Dedupe(items []Item) ([]Item, DedupeStats) {
 		return cmp.Compare(a.CanonicalURL, b.CanonicalURL)
 	})
 	var st DedupeStats
-	urls := make(map[string]bool, len(sorted))
-	titles := make(map[string]time.Time, len(sorted))
-	kept := sorted[:0]
-	for _, it := range sorted {
+	urls := make(map[string]bool, len(items))
+	titles := make(map[string]time.Time, len(items))
+	kept := make([]Item, 0, len(items))
+	for _, i := range order {
+		it := &items[i]
 		if urls[it.CanonicalURL] {
 			st.URL++
 			continue
@@ -54,7 +60,7 @@ func Dedupe(items []Item) ([]Item, DedupeStats) {
 			}
 			titles[key] = it.PostedAt
 		}
-		kept = append(kept, it)
+		kept = append(kept, *it)
 	}
 	return kept, st
 }

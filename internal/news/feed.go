@@ -1,7 +1,6 @@
 package news
 
 import (
-	"slices"
 	"strings"
 	"time"
 )
@@ -61,7 +60,7 @@ type entry struct {
 // Snapshot is the immutable read model: deduplicated items of each feed
 // source, newest first.
 type Snapshot struct {
-	news, social []entry
+	news, social feedList
 	dups         DedupeStats
 	tagger       *Tagger
 	builtAt      time.Time
@@ -72,15 +71,17 @@ type Snapshot struct {
 func NewSnapshot(items []Item, tagger *Tagger, now time.Time) *Snapshot {
 	kept, st := Dedupe(items)
 	s := &Snapshot{dups: st, tagger: tagger, builtAt: now}
+	var newsEntries, socialEntries []entry
 	for i := len(kept) - 1; i >= 0; i-- { // newest first
 		it := kept[i]
 		e := entry{Item: it, lower: strings.ToLower(it.Title + "\n" + it.Summary + "\n" + it.SourceName + "\n" + it.Author)}
 		if it.FeedSource == FeedSocial {
-			s.social = append(s.social, e)
+			socialEntries = append(socialEntries, e)
 		} else {
-			s.news = append(s.news, e)
+			newsEntries = append(newsEntries, e)
 		}
 	}
+	s.news, s.social = newFeedList(newsEntries), newFeedList(socialEntries)
 	return s
 }
 
@@ -90,7 +91,7 @@ func (s *Snapshot) Counts() (news, social int, dups DedupeStats) {
 	if s == nil {
 		return 0, 0, DedupeStats{}
 	}
-	return len(s.news), len(s.social), s.dups
+	return len(s.news.entries), len(s.social.entries), s.dups
 }
 
 // EffectiveReserve is the tweet_reserve a selection uses: 0 for news
@@ -129,11 +130,11 @@ func (s *Snapshot) Feed(q Query) Result {
 	if q.Select != SelectTweets {
 		known := q.CoinID == "" || s.tagger.KnownCoin(q.CoinID)
 		if r.Mode == ModeGlobal || known {
-			news, r.NewsCandidates = s.pick(s.news, q, r.Mode == ModeGlobal, q.Limit)
+			news, r.NewsCandidates = s.news.pick(q, r.Mode == ModeGlobal, q.Limit)
 		}
 	}
 	if q.Select != SelectNews {
-		social, r.SocialCandidates = s.pick(s.social, q, r.Mode == ModeGlobal, q.Limit)
+		social, r.SocialCandidates = s.social.pick(q, r.Mode == ModeGlobal, q.Limit)
 	}
 	nNews, nSocial := len(news), len(social)
 	switch q.Select {
@@ -148,41 +149,6 @@ func (s *Snapshot) Feed(q Query) Result {
 	}
 	r.Items = merge(news[:nNews], social[:nSocial])
 	return r
-}
-
-// pick returns up to want matching entries (newest first) and the number
-// of all matching entries.
-func (s *Snapshot) pick(list []entry, q Query, global bool, want int) ([]*entry, int) {
-	out := make([]*entry, 0, min(want, len(list)))
-	n := 0
-	for i := range list {
-		e := &list[i]
-		if !global && !e.matches(q) {
-			continue
-		}
-		n++
-		if len(out) < want {
-			out = append(out, e)
-		}
-	}
-	return out, n
-}
-
-func (e *entry) matches(q Query) bool {
-	if q.CoinID != "" && slices.Contains(e.RelatedCoinIDs, q.CoinID) {
-		return true
-	}
-	for _, t := range q.Terms {
-		for _, id := range e.RelatedCoinIDs {
-			if t.Equals(id) {
-				return true
-			}
-		}
-		if t.Matches(e.lower) {
-			return true
-		}
-	}
-	return false
 }
 
 // merge interleaves two newest-first lists newest first (ties: news

@@ -59,7 +59,12 @@ func (t Term) Matches(lowerText string) bool {
 // given as a term matches related_coin_ids).
 func (t Term) Equals(s string) bool { return strings.EqualFold(t.Text, s) }
 
-func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
 
 // boundedAt reports whether text[i:j] has no word character on either
 // side.
