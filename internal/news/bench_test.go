@@ -29,7 +29,7 @@ func BenchmarkNewSnapshot(b *testing.B) {
 	tg := NewTagger(testAssets())
 	b.ReportAllocs()
 	for b.Loop() {
-		NewSnapshot(items, tg, t0)
+		NewSnapshot(items, tg)
 	}
 }
 
@@ -44,7 +44,7 @@ func BenchmarkTag(b *testing.B) {
 }
 
 func BenchmarkFeed(b *testing.B) {
-	s := NewSnapshot(benchItems(6000), NewTagger(testAssets()), t0)
+	s := NewSnapshot(benchItems(6000), NewTagger(testAssets()))
 	for _, bc := range []struct {
 		name string
 		q    Query

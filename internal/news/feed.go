@@ -2,7 +2,6 @@ package news
 
 import (
 	"strings"
-	"time"
 )
 
 // Feed selections (the spec's source parameter).
@@ -63,14 +62,13 @@ type Snapshot struct {
 	news, social feedList
 	dups         DedupeStats
 	tagger       *Tagger
-	builtAt      time.Time
 }
 
 // NewSnapshot deduplicates items and indexes them for Feed. tagger decides
 // which coin ids are known (nil: none).
-func NewSnapshot(items []Item, tagger *Tagger, now time.Time) *Snapshot {
+func NewSnapshot(items []Item, tagger *Tagger) *Snapshot {
 	kept, st := Dedupe(items)
-	s := &Snapshot{dups: st, tagger: tagger, builtAt: now}
+	s := &Snapshot{dups: st, tagger: tagger}
 	var newsEntries, socialEntries []entry
 	for i := len(kept) - 1; i >= 0; i-- { // newest first
 		it := kept[i]

@@ -57,7 +57,7 @@ func feedSnapshot() *Snapshot {
 		item(FeedSocial, 9, "Bitcoin again", "bitcoin"),
 		item(FeedSocial, 10, "$sol again", "solana"),
 	}
-	return NewSnapshot(items, NewTagger(testAssets()), t0)
+	return NewSnapshot(items, NewTagger(testAssets()))
 }
 
 func TestFeed(t *testing.T) {
@@ -132,11 +132,11 @@ func TestFeedBackfillOneSourceEmpty(t *testing.T) {
 		socialOnly = append(socialOnly, item(FeedSocial, i, fmt.Sprintf("post %d", i)))
 	}
 	q := Query{Limit: 5, Select: SelectAll, Reserve: 3}
-	r := NewSnapshot(newsOnly, nil, t0).Feed(q)
+	r := NewSnapshot(newsOnly, nil).Feed(q)
 	if d := cmp.Diff([]string{"news 7", "news 6", "news 5", "news 4", "news 3"}, titles(r.Items)); d != "" {
 		t.Errorf("no social (-want +got):\n%s", d)
 	}
-	r = NewSnapshot(socialOnly, nil, t0).Feed(q)
+	r = NewSnapshot(socialOnly, nil).Feed(q)
 	if d := cmp.Diff([]string{"post 7", "post 6", "post 5", "post 4", "post 3"}, titles(r.Items)); d != "" {
 		t.Errorf("no news (-want +got):\n%s", d)
 	}

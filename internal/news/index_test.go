@@ -43,7 +43,7 @@ func TestIndexAgreesWithScan(t *testing.T) {
 		}
 		items = append(items, item([]string{FeedNews, FeedSocial}[i%2], i, strings.Join(words, " "), coins...))
 	}
-	s := NewSnapshot(items, nil, t0)
+	s := NewSnapshot(items, nil)
 	for trial := range 2000 {
 		var raw []string
 		for range 1 + rng.IntN(3) {

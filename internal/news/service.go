@@ -152,7 +152,7 @@ func New(cfg Config) *Service {
 	for _, src := range cfg.Sources {
 		s.sources = append(s.sources, &sourceState{src: src})
 	}
-	s.snap.Store(NewSnapshot(nil, s.tagger, cfg.Now()))
+	s.snap.Store(NewSnapshot(nil, s.tagger))
 	return s
 }
 
@@ -177,7 +177,7 @@ func (s *Service) Load(ctx context.Context) error {
 			s.items[it.CanonicalURL] = it
 		}
 	}
-	s.rebuildLocked(now)
+	s.rebuildLocked()
 	return nil
 }
 
@@ -191,7 +191,7 @@ func (s *Service) SetAssets(assets []registry.Asset) {
 		it.RelatedCoinIDs = t.Tag(it.Title, it.Summary)
 		s.items[k] = it
 	}
-	s.rebuildLocked(s.cfg.Now())
+	s.rebuildLocked()
 }
 
 // Run polls every source until ctx ends: each source in its own loop (a
@@ -347,7 +347,7 @@ func (s *Service) ingest(ctx context.Context, src Source, items []Item, now time
 		}
 	}
 	_, _, before := s.snap.Load().Counts()
-	s.rebuildLocked(now)
+	s.rebuildLocked()
 	_, _, after := s.snap.Load().Counts()
 	s.mu.Unlock()
 	s.observeDups("title", after.Title-before.Title)
@@ -385,12 +385,12 @@ func Normalize(it Item, src Source, now time.Time) (Item, bool) {
 }
 
 // rebuildLocked publishes a snapshot of the current items. s.mu is held.
-func (s *Service) rebuildLocked(now time.Time) {
+func (s *Service) rebuildLocked() {
 	items := make([]Item, 0, len(s.items))
 	for _, it := range s.items {
 		items = append(items, it)
 	}
-	snap := NewSnapshot(items, s.tagger, now)
+	snap := NewSnapshot(items, s.tagger)
 	s.snap.Store(snap)
 	if s.cfg.Observer != nil {
 		n, so, _ := snap.Counts()
@@ -447,7 +447,7 @@ func (s *Service) Maintain(ctx context.Context) error {
 			s.items[it.CanonicalURL] = it
 		}
 	}
-	s.rebuildLocked(now)
+	s.rebuildLocked()
 	return errors.Join(errs...)
 }
 
@@ -524,7 +524,3 @@ func (s *Service) Sources() []SourceStatus {
 	})
 	return out
 }
-
-// KnownCoin reports whether id is an active external coin id (the
-// registry's).
-func (s *Service) KnownCoin(id string) bool { return s.Snapshot().tagger.KnownCoin(id) }
