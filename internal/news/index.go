@@ -29,31 +29,39 @@ func newFeedList(entries []entry) feedList {
 	for i := range entries {
 		pos := int32(i)
 		text := entries[i].lower
-		for j := 0; j < len(text); {
-			r, sz := utf8.DecodeRuneInString(text[j:])
-			if !isWordRune(r) {
-				j += sz
-				continue
-			}
-			k := j
-			for k < len(text) {
-				r, sz := utf8.DecodeRuneInString(text[k:])
-				if !isWordRune(r) {
-					break
-				}
-				k += sz
-			}
+		for j, k := nextWord(text, 0); j < k; j, k = nextWord(text, k) {
 			add(l.words, text[j:k], pos)
 			if j > 0 && text[j-1] == '$' {
 				add(l.cash, text[j:k], pos)
 			}
-			j = k
 		}
 		for _, id := range entries[i].RelatedCoinIDs {
 			add(l.coins, id, pos)
 		}
 	}
 	return l
+}
+
+// nextWord returns the bounds of the first run of word characters of s at
+// or after from (j == k when there is none).
+func nextWord(s string, from int) (j, k int) {
+	j = from
+	for j < len(s) {
+		r, sz := utf8.DecodeRuneInString(s[j:])
+		if isWordRune(r) {
+			break
+		}
+		j += sz
+	}
+	k = j
+	for k < len(s) {
+		r, sz := utf8.DecodeRuneInString(s[k:])
+		if !isWordRune(r) {
+			break
+		}
+		k += sz
+	}
+	return j, k
 }
 
 // candidates returns the shortest posting list among the term's word
@@ -64,20 +72,7 @@ func newFeedList(entries []entry) feedList {
 func (l *feedList) candidates(t Term) (p []int32, single, ok bool) {
 	s := t.lower
 	runs := 0
-	for j := 0; j < len(s); {
-		r, sz := utf8.DecodeRuneInString(s[j:])
-		if !isWordRune(r) {
-			j += sz
-			continue
-		}
-		k := j
-		for k < len(s) {
-			r, sz := utf8.DecodeRuneInString(s[k:])
-			if !isWordRune(r) {
-				break
-			}
-			k += sz
-		}
+	for j, k := nextWord(s, 0); j < k; j, k = nextWord(s, k) {
 		idx := l.words
 		if runs == 0 && t.cashtag {
 			idx = l.cash
@@ -87,7 +82,6 @@ func (l *feedList) candidates(t Term) (p []int32, single, ok bool) {
 		}
 		single = runs == 0 && j == 0 && k == len(s)
 		runs++
-		j = k
 	}
 	return p, single && runs == 1, runs > 0
 }
