@@ -9,6 +9,7 @@ import (
 	"github.com/assetd/assetd/internal/demo"
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/news"
+	"github.com/assetd/assetd/internal/provider/extprovider"
 	"github.com/assetd/assetd/internal/provider/newsfeed"
 	"github.com/assetd/assetd/internal/registry"
 )
@@ -112,7 +113,7 @@ func newNewsService(cfg serveConfig, snap *registry.Snapshot, st news.Store, m *
 	nc := news.Config{Assets: snap.Assets(), Log: log, Observer: newsMetrics{m}}
 	if cfg.demo {
 		nc.Sources = []news.Source{demo.NewNewsFeed(news.FeedNews, snap.Assets(), nil), demo.NewNewsFeed(news.FeedSocial, snap.Assets(), nil)}
-		if len(cfg.news.feeds.urls) > 0 || len(cfg.news.social.urls) > 0 {
+		if n, so := cfg.news.resolve(); (len(cfg.news.feeds.urls) > 0 && len(n) > 0) || len(so) > 0 {
 			log.Warn("--demo serves the simulated news feed; --news-feed and --social-feed are ignored")
 		}
 		log.Warn("news feed is SIMULATED: --demo serves synthetic articles and posts")
@@ -122,23 +123,35 @@ func newNewsService(cfg serveConfig, snap *registry.Snapshot, st news.Store, m *
 	hosts := newsfeed.NewHosts(newsfeed.DefaultHostGap, nil)
 	hc := &http.Client{}
 	newsURLs, socialURLs := cfg.news.resolve()
+	counts := map[string]int{}
 	for _, set := range []struct {
 		fs   string
 		urls []string
 	}{{news.FeedNews, newsURLs}, {news.FeedSocial, socialURLs}} {
-		if len(set.urls) == 0 {
-			nc.Disabled = append(nc.Disabled, set.fs)
-			continue
-		}
 		for _, u := range set.urls {
 			f, err := newsfeed.New(newsfeed.Config{URL: u, FeedSource: set.fs, HTTPClient: hc, Hosts: hosts, Logger: log})
 			if err != nil {
 				return nil, err
 			}
 			nc.Sources = append(nc.Sources, f)
+			counts[set.fs]++
 		}
 	}
-	log.Info("news feed sources", "news", len(newsURLs), "social", len(socialURLs))
+	// The external provider's /news needs a paid-plan (pro) key.
+	if cfg.market.extKey != "" && cfg.market.extPro {
+		c, err := extprovider.New(extprovider.Config{BaseURL: cfg.market.extURL, APIKey: cfg.market.extKey, Pro: true, Logger: log})
+		if err != nil {
+			return nil, fmt.Errorf("extprovider news: %w", err)
+		}
+		nc.Sources = append(nc.Sources, c.News())
+		counts[news.FeedNews]++
+	}
+	for _, fs := range []string{news.FeedNews, news.FeedSocial} {
+		if counts[fs] == 0 {
+			nc.Disabled = append(nc.Disabled, fs)
+		}
+	}
+	log.Info("news feed sources", "news", counts[news.FeedNews], "social", counts[news.FeedSocial])
 	return news.New(nc), nil
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -136,5 +138,37 @@ func TestNewsDemo(t *testing.T) {
 	}
 	if meta := body["meta"].(map[string]any); meta["simulated"] != true {
 		t.Errorf("meta: %v", meta)
+	}
+}
+
+// TestNewsPaidAdapter: a paid-plan extprovider key adds the provider's
+// /news as a news source.
+func TestNewsPaidAdapter(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v3/news" || r.Header.Get("x-cg-pro-api-key") != "synthetic-pro-key" {
+			http.NotFound(w, r)
+			return
+		}
+		if r.URL.Query().Get("page") != "1" {
+			_, _ = w.Write([]byte(`[]`))
+			return
+		}
+		_, _ = w.Write([]byte(`[{"title":"Synthetic paid story about Bitcoin","url":"https://paid.example.test/1","image":"","author":"desk",
+			"posted_at":"2026-11-23T05:00:00Z","type":"news","source_name":"Synthetic Wire","related_coin_ids":["not-ours"]}]`))
+	}))
+	t.Cleanup(upstream.Close)
+	dir := t.TempDir()
+	key := strings.TrimSpace(mustCLI(t, "keys", "create", "--project", "paid", "--data-dir", dir))
+	s := startServer(t, "--data-dir", dir, "--extprovider-key", "synthetic-pro-key", "--extprovider-pro",
+		"--extprovider-url", upstream.URL+"/api/v3")
+	var body map[string]any
+	eventually(t, 30*time.Second, "paid news ingested", func() bool {
+		_, _, body = s.get(t, "/v1/news/feed?coin_id=bitcoin", map[string]string{"X-Api-Key": key})
+		items, _ := body["items"].([]any)
+		return len(items) == 1
+	})
+	it := body["items"].([]any)[0].(map[string]any)
+	if it["source_name"] != "Synthetic Wire" || !slices.Equal(toStrings(it["related_coin_ids"]), []string{"bitcoin"}) || it["feed_source"] != "newsprov" {
+		t.Errorf("item: %v", it)
 	}
 }
