@@ -115,7 +115,6 @@ type sourceState struct {
 
 type sourceHealth struct {
 	lastSuccess time.Time
-	lastAttempt time.Time
 	inFlight    time.Time // start of the running fetch, zero when idle
 	lastErr     string    // reason code of the last failure ("" after a success)
 	fails       int
@@ -207,7 +206,8 @@ func (s *Service) Run(ctx context.Context) {
 }
 
 // Refresh polls every source once, concurrently, and returns when all
-// have answered or ctx ends (start-up warm-up, tests).
+// have answered (each fetch is bounded by the fetch timeout); for tests
+// and callers that want a warm start.
 func (s *Service) Refresh(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, st := range s.sources {
@@ -233,7 +233,7 @@ func (s *Service) pollLoop(ctx context.Context, st *sourceState) {
 func (s *Service) poll(ctx context.Context, st *sourceState) time.Duration {
 	start := s.cfg.Now()
 	st.mu.Lock()
-	st.st.inFlight, st.st.lastAttempt = start, start
+	st.st.inFlight = start
 	st.mu.Unlock()
 
 	fctx, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout)
