@@ -73,7 +73,7 @@ type newsFeedJSON struct {
 // (case-insensitive duplicates dropped).
 func newsQuery(r *http.Request) (news.Query, error) {
 	q := r.URL.Query()
-	limit, err := intParam(q, "limit", news.DefaultLimit, 1, news.MaxLimit, true)
+	limit, err := limitParam(q, "limit", news.DefaultLimit, 1, news.MaxLimit)
 	if err != nil {
 		return news.Query{}, err
 	}
@@ -81,7 +81,7 @@ func newsQuery(r *http.Request) (news.Query, error) {
 	if err != nil {
 		return news.Query{}, err
 	}
-	reserve, err := intParam(q, "tweet_reserve", news.DefaultReserve, 0, limit, true)
+	reserve, err := limitParam(q, "tweet_reserve", news.DefaultReserve, 0, limit)
 	if err != nil {
 		return news.Query{}, err
 	}
