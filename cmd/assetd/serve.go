@@ -141,7 +141,6 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 
-	m := metrics.New()
 	keys := apikey.NewCache(st, log)
 	snap, _, err := loadRegistry(ctx, st)
 	if err != nil {
