@@ -78,6 +78,11 @@ func TestEveryMetricIsDocumented(t *testing.T) {
 	m.Includes.WithLabelValues("risk", "ok").Inc()
 	m.Panics.Inc()
 	m.Reload("keys", nil)
+	m.ProviderNulled.WithLabelValues("marketdata_a", "price").Inc()
+	m.TradesRejected.WithLabelValues("invalid_price").Inc()
+	m.NewsFetches.WithLabelValues("newsprov", "ok").Inc()
+	m.NewsDeduplicated.WithLabelValues("url").Inc()
+	m.NewsItems.WithLabelValues("newsprov").Set(1)
 
 	srv := httptest.NewServer(adminMux(m))
 	defer srv.Close()

@@ -135,6 +135,7 @@ type serveConfig struct {
 	// usageRetention: how long usage aggregates are kept (negative: forever).
 	usageRetention time.Duration
 	market         marketFlags
+	news           newsFlags
 	lists          lists.Limits
 	listsHTTP      httpapi.ListsConfig
 	execution      executionFlags

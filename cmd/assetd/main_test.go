@@ -119,7 +119,8 @@ func startServer(t *testing.T, args ...string) *server {
 		ready: func(a string) { addrc <- a }}
 	done := make(chan error, 1)
 	go func() {
-		done <- c.run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--reload-interval", "100ms", "--marketdata-b=false"}, args...))
+		done <- c.run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--reload-interval", "100ms", "--marketdata-b=false",
+			"--news-feed", "none"}, args...))
 	}()
 	s := &server{logs: logs}
 	select {

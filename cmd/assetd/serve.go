@@ -70,6 +70,8 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.StringVar(&cfg.allowedDuplicates, "allowed-duplicates", "", "JSON allow-list of mints that legitimately share a protected symbol (curator search never flags them)")
 	fs.Float64Var(&cfg.readyMinCoverage, "ready-min-coverage", readiness.DefaultMinCoverage, "share of curated mints the market cache must price before /readyz answers 200 (when a price provider is configured)")
 	fs.DurationVar(&retention, "usage-retention", usage.DefaultRetention, "how long per-minute usage counts are kept (at least 744h, a month, which quotas count from; 0 keeps them forever)")
+	fs.Var(&cfg.news.feeds, "news-feed", "RSS/Atom news feed URL (http(s):// or file://), repeatable or a comma list; none disables; default: the built-in outlet list")
+	fs.Var(&cfg.news.social, "social-feed", "public social account or hashtag RSS/Atom feed URL, repeatable or a comma list; default none")
 	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for in-flight requests")
 	addExecutionFlags(fs, &cfg.execution)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes")
@@ -122,6 +124,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	}
 	if !(cfg.readyMinCoverage > 0 && cfg.readyMinCoverage <= 1) {
 		errs = append(errs, fmt.Errorf("--ready-min-coverage must be within (0, 1], not %v", cfg.readyMinCoverage))
+	}
+	if err := cfg.news.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	cfg.lists = cfg.lists.WithDefaults()
 	if err := cfg.lists.Validate(); err != nil {
@@ -204,6 +209,13 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		feed.snap = cat.Snapshot
 	}
 	log.Info("registry loaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
+	newsSvc, err := newNewsService(cfg, snap, st, m, log)
+	if err != nil {
+		return err
+	}
+	if err := newsSvc.Load(ctx); err != nil {
+		return err
+	}
 	poller := watch.NewPoller(st, cfg.reloadInterval, log)
 	poller.Observe(m.Reload)
 	poller.On(storage.TopicKeys, keys.Reload)
@@ -224,6 +236,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		}
 		cat.SetSnapshot(snap)
 		mp.setSnapshot(snap)
+		newsSvc.SetAssets(snap.Assets())
 		log.Info("registry reloaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
 		return nil
 	})
@@ -294,6 +307,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	api := httpapi.New(httpapi.Deps{
 		Log: log, Metrics: m, Keys: keys, Limiter: limiter, Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
 		Canonical: mp.cache, ExternalProvider: mp.external,
+		News:  newsSvc,
 		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
 		Curator: cur, Tokens: tokens.Index,
 		Trades:        tradeIngester(trades),
@@ -318,6 +332,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { mp.runWarmer(gctx, cat.Snapshot, cfg.market.warmInterval, log); return nil })
 	g.Go(func() error { api.RunTrending(gctx, trendingInterval); return nil })
 	g.Go(func() error { runPrune(gctx, eng, pruneInterval); return nil })
+	g.Go(func() error { newsSvc.Run(gctx); return nil })
 	// flushStopped closes when the periodic candle save loop has returned:
 	// the final save must not run concurrently with it, nor before it.
 	flushStopped := make(chan struct{})

@@ -9,6 +9,7 @@ import (
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/lists"
+	"github.com/assetd/assetd/internal/news"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage/postgres"
 	"github.com/assetd/assetd/internal/storage/sqlite"
@@ -30,6 +31,7 @@ type store interface {
 	lists.AdvisoryStore
 	tokenindex.Store
 	ingest.Store
+	news.Store
 	Migrate(ctx context.Context) (int, error)
 	Engine() string
 	Close() error

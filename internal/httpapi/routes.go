@@ -85,6 +85,9 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/assets/{assetId}/risk-summary", scopes: read, cache: noStore, handler: s.assetRisk(false)},
 		{pattern: "GET /v1/assets/{assetId}/risk-details", scopes: read, cache: noStore, handler: s.assetRisk(true)},
 
+		// News feed (served from memory; sources are polled in the background).
+		{pattern: "GET /v1/news/feed", scopes: read, cache: noStore, handler: s.newsFeed},
+
 		// Internal trade ingest (8 MiB body, its own limit; see ingestTrades).
 		{pattern: "POST /v1/internal/trades", scopes: tradesWrite, cache: noStore, handler: s.ingestTrades},
 	}

@@ -67,6 +67,8 @@ type Deps struct {
 	// /v1/internal/trades stores each batch through it before answering
 	// (nil: the batch goes straight to Analytics, in memory only).
 	Trades TradeIngester
+	// News is the news feed read model (nil: the feed is empty).
+	News NewsFeed
 	// Advisories annotates mints (nil: none flagged).
 	Advisories AdvisoryLookup
 	// Metadata is the live token metadata provider for list member

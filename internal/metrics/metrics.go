@@ -31,6 +31,14 @@ type Metrics struct {
 	TradesRebuild    prometheus.Histogram
 	// Ops: providers and reloads (ops.go).
 	Ops
+	// NewsFetches counts news source fetches by feed source and outcome
+	// (ok, not_modified, timeout, rate_limited, malformed, upstream_error).
+	NewsFetches *prometheus.CounterVec
+	// NewsDeduplicated counts new news items dropped as duplicates by
+	// reason (url, title).
+	NewsDeduplicated *prometheus.CounterVec
+	// NewsItems is the number of items the news feed serves, by feed source.
+	NewsItems *prometheus.GaugeVec
 }
 
 // New creates and registers the collectors, plus the Go and process
@@ -76,11 +84,21 @@ func New() *Metrics {
 			Name: "assetd_analytics_rebuild_seconds", Help: "Duration of the start-up rebuild of the analytics state from stored trades.",
 			Buckets: []float64{.01, .1, .5, 1, 2, 5, 10, 20, 60},
 		}),
+		NewsFetches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "assetd_news_fetches_total", Help: "News source fetches by feed source and outcome.",
+		}, []string{"feed_source", "outcome"}),
+		NewsDeduplicated: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "assetd_news_deduplicated_total", Help: "New news items dropped as duplicates, by reason (url, title).",
+		}, []string{"reason"}),
+		NewsItems: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "assetd_news_items", Help: "News feed items served from memory, by feed source.",
+		}, []string{"feed_source"}),
 		Ops: newOps(),
 	}
 	m.Registry.MustRegister(m.Requests, m.Latency, m.InFlight, m.Limiter, m.Panics, m.AuthFails, m.Includes, m.ProviderNulled,
 		m.TradesAccepted, m.TradesDuplicates, m.TradesRejected, m.TradesRebuild,
 		m.ProviderCalls, m.ProviderLatency, m.ProviderDeferrals, m.Reloads,
+		m.NewsFetches, m.NewsDeduplicated, m.NewsItems,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -14,6 +14,9 @@
 //     "analytics_stock"): StockProvider.
 //   - preipofile: an operator JSON file of pre-IPO reference marks (source
 //     "preipo"): PreIPOProvider.
+//   - newsfeed: RSS/Atom news and social feeds (feed sources "newsprov" and
+//     "social"): news.Source, with its own conditional-request client
+//     (docs/news.md).
 //
 // The HTTP adapters share the plumbing of internal/provider/internal/upstream:
 // per-call deadlines, size-capped bodies and one error mapping (timeouts,

@@ -17,6 +17,7 @@
 //     one point are returned, so intervals finer than the API's own
 //     granularity (5-minute points for ranges up to a day, hourly up to 90
 //     days, daily beyond) give sparse candles.
+//   - News: GET /news (paid plans only), as a news.Source (news.go).
 //
 // Candle Volume is always 0: the API's total_volumes series is a rolling
 // 24h volume sampled at each point, not the volume traded within a

@@ -14,6 +14,7 @@ import (
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/lists"
+	"github.com/assetd/assetd/internal/news"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/tokenindex"
@@ -40,6 +41,7 @@ type Store interface {
 	LoadCandles(ctx context.Context, since int64) ([]analytics.CandleUpdate, error)
 	PruneCandles(ctx context.Context, interval string, before int64) (int64, error)
 	tokenindex.Store
+	news.Store
 }
 
 // Harness opens stores for the suite.
@@ -72,6 +74,7 @@ func Run(t *testing.T, h Harness) {
 		{"ConcurrentKeyCreates", testConcurrentCreates},
 		{"RegistryDocuments", testRegistryDocuments},
 		{"Candles", testCandles},
+		{"News", testNews},
 		// Community lists and advisories (lists.go).
 		{"ListsCreateAndGet", testListsCreateAndGet},
 		{"ListsSlugRule", testListsSlugRule},
