@@ -14,9 +14,11 @@ import (
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/lists"
+	"github.com/assetd/assetd/internal/project"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/tokenindex"
+	"github.com/assetd/assetd/internal/tokenlist"
 	"github.com/assetd/assetd/internal/usage"
 	"github.com/google/go-cmp/cmp"
 )
@@ -28,6 +30,8 @@ type Store interface {
 	usage.Sink
 	lists.Store
 	lists.AdvisoryStore
+	project.Store
+	tokenlist.Store
 	Versions(ctx context.Context) (map[string]int64, error)
 	UsageSummary(ctx context.Context, keyID string, sinceMs int64) (map[string]int64, error)
 	PutRegistryDocument(ctx context.Context, d storage.RegistryDocument) (bool, error)
@@ -68,6 +72,9 @@ func Run(t *testing.T, h Harness) {
 		{"ConcurrentKeyCreates", testConcurrentCreates},
 		{"RegistryDocuments", testRegistryDocuments},
 		{"Candles", testCandles},
+		// Project members and token-list export versions (projects.go).
+		{"ProjectMembers", testProjectMembers},
+		{"ExportState", testExportState},
 		// Community lists and advisories (lists.go).
 		{"ListsCreateAndGet", testListsCreateAndGet},
 		{"ListsSlugRule", testListsSlugRule},
