@@ -25,6 +25,7 @@ import (
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/tokenindex"
+	"github.com/assetd/assetd/internal/tokenlist"
 	"github.com/assetd/assetd/internal/usage"
 	"github.com/assetd/assetd/internal/watch"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -259,6 +260,8 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
+		TokenLists:    &tokenlist.Exporter{Store: st, Now: time.Now},
+		Dashboard:     dashboardFactory(log, st, router, listSvc, listViews),
 	})
 
 	ln, err := net.Listen("tcp", cfg.addr)

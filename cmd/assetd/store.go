@@ -8,10 +8,12 @@ import (
 
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/lists"
+	"github.com/assetd/assetd/internal/project"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage/postgres"
 	"github.com/assetd/assetd/internal/storage/sqlite"
 	"github.com/assetd/assetd/internal/tokenindex"
+	"github.com/assetd/assetd/internal/tokenlist"
 	"github.com/assetd/assetd/internal/usage"
 	"github.com/assetd/assetd/internal/watch"
 )
@@ -27,6 +29,8 @@ type store interface {
 	lists.AdvisoryStore
 	candleStore
 	tokenindex.Store
+	project.Store
+	tokenlist.Store
 	Migrate(ctx context.Context) (int, error)
 	Engine() string
 	Close() error
