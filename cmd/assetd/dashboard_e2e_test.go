@@ -87,7 +87,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	shot := func(name string) chromedp.Action[chromedp.Void] {
 		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			step++
-			png, err := chromedp.FullScreenshot(90)(ctx, tg)
+			png, err := chromedp.FullScreenshot(100)(ctx, tg) // quality 100: PNG
 			if err != nil {
 				return err
 			}
