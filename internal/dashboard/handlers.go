@@ -417,7 +417,7 @@ func (h *Handler) keyPage(w http.ResponseWriter, r *http.Request, u *user) error
 			h.d.Log.WarnContext(r.Context(), "dashboard: usage read failed", "key", k.ID, "err", err)
 		}
 	}
-	h.render(w, http.StatusOK, "key", d)
+	h.render(w, http.StatusOK, "key", &d) // a pointer: Key methods have pointer receivers
 	return nil
 }
 
