@@ -223,9 +223,11 @@ func (h *Handler) projectData(ctx context.Context, u *user, p project.Member) (p
 	return d, err
 }
 
-// keyPrefix identifies a key without its secret: the prefix and the first
-// hex digits of its hash (the plaintext is never stored).
-func keyPrefix(k apikey.Key) string { return apikey.Prefix + "…" + k.Hash[:min(8, len(k.Hash))] }
+// keyPrefix identifies a key without its secret: the plaintext prefix
+// every key shares and the first hex digits of the SHA-256 of the
+// plaintext (the store keeps only the hash), which a holder of the secret
+// can recompute.
+func keyPrefix(k apikey.Key) string { return apikey.Prefix + " · " + k.Hash[:min(8, len(k.Hash))] }
 
 func (h *Handler) lastUsed(ctx context.Context, keyID string) string {
 	to := h.d.Now().UTC()
