@@ -260,8 +260,8 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
-		TokenLists:    &tokenlist.Exporter{Store: st, Now: time.Now},
-		Dashboard:     dashboardFactory(log, st, router, listSvc, listViews),
+		TokenLists: &tokenlist.Exporter{Store: st, Now: time.Now},
+		Dashboard:  dashboardFactory(log, st, router, listSvc, listViews),
 	})
 
 	ln, err := net.Listen("tcp", cfg.addr)
