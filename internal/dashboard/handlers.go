@@ -268,6 +268,17 @@ func (h *Handler) projectKey(r *http.Request, p project.Member) (apikey.Key, err
 	return k, nil
 }
 
+// managedKey is the path's key for a change by an owner or admin of its
+// project.
+func (h *Handler) managedKey(r *http.Request, u *user) (project.Member, apikey.Key, error) {
+	p, err := manager(r, u)
+	if err != nil {
+		return p, apikey.Key{}, err
+	}
+	k, err := h.projectKey(r, p)
+	return p, k, err
+}
+
 func (h *Handler) showSecret(w http.ResponseWriter, r *http.Request, u *user, p project.Member, plain string, k apikey.Key, msg string) error {
 	d, err := h.projectData(r.Context(), u, p)
 	if err != nil {
@@ -296,11 +307,7 @@ func (h *Handler) keyCreate(w http.ResponseWriter, r *http.Request, u *user) err
 }
 
 func (h *Handler) keyRegenerate(w http.ResponseWriter, r *http.Request, u *user) error {
-	p, err := manager(r, u)
-	if err != nil {
-		return err
-	}
-	k, err := h.projectKey(r, p)
+	p, k, err := h.managedKey(r, u)
 	if err != nil {
 		return err
 	}
@@ -316,11 +323,7 @@ func (h *Handler) keyRegenerate(w http.ResponseWriter, r *http.Request, u *user)
 }
 
 func (h *Handler) keyRevoke(w http.ResponseWriter, r *http.Request, u *user) error {
-	p, err := manager(r, u)
-	if err != nil {
-		return err
-	}
-	k, err := h.projectKey(r, p)
+	p, k, err := h.managedKey(r, u)
 	if err != nil {
 		return err
 	}
@@ -345,11 +348,7 @@ func formInt(r *http.Request, name string) (int64, error) {
 }
 
 func (h *Handler) keyLimits(w http.ResponseWriter, r *http.Request, u *user) error {
-	p, err := manager(r, u)
-	if err != nil {
-		return err
-	}
-	k, err := h.projectKey(r, p)
+	p, k, err := h.managedKey(r, u)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -43,10 +42,14 @@ func (h *Handler) ownedList(r *http.Request, u *user) (project.Member, lists.Lis
 	return p, l, nil
 }
 
-func (h *Handler) refresh(ctx context.Context, slugs ...string) {
-	if err := h.d.Views.Refresh(ctx, slugs...); err != nil {
-		h.d.Log.WarnContext(ctx, "dashboard: list view refresh failed; the change poller will retry", "slugs", slugs, "err", err)
+// changed refreshes the list views for the written slugs, so the API
+// reads the change at once, and sends the browser to next.
+func (h *Handler) changed(w http.ResponseWriter, r *http.Request, next string, slugs ...string) error {
+	if err := h.d.Views.Refresh(r.Context(), slugs...); err != nil {
+		h.d.Log.WarnContext(r.Context(), "dashboard: list view refresh failed; the change poller will retry", "slugs", slugs, "err", err)
 	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+	return nil
 }
 
 func (h *Handler) listCreate(w http.ResponseWriter, r *http.Request, u *user) error {
@@ -59,9 +62,7 @@ func (h *Handler) listCreate(w http.ResponseWriter, r *http.Request, u *user) er
 	if err != nil {
 		return err
 	}
-	h.refresh(r.Context(), l.Slug)
-	http.Redirect(w, r, listURL(p.ProjectID, l.Slug), http.StatusSeeOther)
-	return nil
+	return h.changed(w, r, listURL(p.ProjectID, l.Slug), l.Slug)
 }
 
 func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, u *user) error {
@@ -116,9 +117,7 @@ func (h *Handler) listUpdate(w http.ResponseWriter, r *http.Request, u *user) er
 	if err != nil {
 		return err
 	}
-	h.refresh(r.Context(), l.Slug, nl.Slug)
-	http.Redirect(w, r, listURL(p.ProjectID, nl.Slug), http.StatusSeeOther)
-	return nil
+	return h.changed(w, r, listURL(p.ProjectID, nl.Slug), l.Slug, nl.Slug)
 }
 
 func (h *Handler) listDelete(w http.ResponseWriter, r *http.Request, u *user) error {
@@ -132,9 +131,7 @@ func (h *Handler) listDelete(w http.ResponseWriter, r *http.Request, u *user) er
 	if err := h.d.Lists.Delete(r.Context(), p.ProjectID, l.Slug); err != nil {
 		return err
 	}
-	h.refresh(r.Context(), l.Slug)
-	http.Redirect(w, r, projectURL(p.ProjectID), http.StatusSeeOther)
-	return nil
+	return h.changed(w, r, projectURL(p.ProjectID), l.Slug)
 }
 
 // membersAdd appends the checked candidates, resolved like the API's bulk
@@ -159,9 +156,7 @@ func (h *Handler) membersAdd(w http.ResponseWriter, r *http.Request, u *user) er
 	if _, err := h.d.Lists.AddMembers(r.Context(), p.ProjectID, l.Slug, add); err != nil {
 		return err
 	}
-	h.refresh(r.Context(), l.Slug)
-	http.Redirect(w, r, listURL(p.ProjectID, l.Slug), http.StatusSeeOther)
-	return nil
+	return h.changed(w, r, listURL(p.ProjectID, l.Slug), l.Slug)
 }
 
 func (h *Handler) memberRemove(w http.ResponseWriter, r *http.Request, u *user) error {
@@ -172,9 +167,7 @@ func (h *Handler) memberRemove(w http.ResponseWriter, r *http.Request, u *user) 
 	if err := h.d.Lists.DeleteMember(r.Context(), p.ProjectID, l.Slug, r.PathValue("mint")); err != nil {
 		return err
 	}
-	h.refresh(r.Context(), l.Slug)
-	http.Redirect(w, r, listURL(p.ProjectID, l.Slug), http.StatusSeeOther)
-	return nil
+	return h.changed(w, r, listURL(p.ProjectID, l.Slug), l.Slug)
 }
 
 // memberMove sets a member's rank (the store shifts the others).
@@ -190,7 +183,5 @@ func (h *Handler) memberMove(w http.ResponseWriter, r *http.Request, u *user) er
 	if _, _, err := h.d.Lists.PutMember(r.Context(), p.ProjectID, l.Slug, r.PathValue("mint"), lists.MemberInput{Rank: &rank}); err != nil {
 		return err
 	}
-	h.refresh(r.Context(), l.Slug)
-	http.Redirect(w, r, listURL(p.ProjectID, l.Slug), http.StatusSeeOther)
-	return nil
+	return h.changed(w, r, listURL(p.ProjectID, l.Slug), l.Slug)
 }
