@@ -37,8 +37,12 @@ type Candidate struct {
 	AssetID    string
 	Symbol     string
 	Name       string
-	Advisory   string // "" or the advisory status (caution, compromised, blocked)
-	Suppressed bool   // blocked: shown, not addable
+	Verified   bool
+	Advisory   string   // "" or the advisory status (caution, compromised, blocked)
+	Warnings   []string // the curator's warnings
+	Suppressed bool     // gated by the search policy or blocked: shown, not addable
+	// SuppressedBy names the gates that suppressed it.
+	SuppressedBy []string
 }
 
 // Tokens searches and resolves tokens for list members.
