@@ -63,6 +63,8 @@ Usage:
   assetd registry remove SOURCE
   assetd tokens import FILE [--source NAME] [--dry-run]   token index (CSV, token-list JSON, Jupiter array)
   assetd tokens stats
+  assetd projects add-member --project P --user-id U --role owner|admin|member
+  assetd projects members --project P   (or --user-id U: that user's projects)
 
 Every command accepts --data-dir and --database-url (env ASSETD_DATA_DIR,
 ASSETD_DATABASE_URL); every serve flag has an ASSETD_* equivalent
@@ -92,6 +94,8 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.keys(ctx, args[1:])
 	case "sessions":
 		return c.sessions(ctx, args[1:])
+	case "projects":
+		return c.projects(ctx, args[1:])
 	case "registry":
 		return c.registry(ctx, args[1:])
 	case "advisories":

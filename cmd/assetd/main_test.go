@@ -367,7 +367,7 @@ func TestDemoServesEveryCuratedAsset(t *testing.T) {
 	s := startServer(t, "--data-dir", dir, "--demo")
 	hdr := map[string]string{"X-Api-Key": key}
 	var missing []string
-	d := eventually(t, 5*time.Second, "every curated asset priced", func() bool {
+	d := eventually(t, time.Minute, "every curated asset priced", func() bool {
 		_, _, body := s.get(t, "/v1/assets/curated?list=all", hdr)
 		rows, _ := body["assets"].([]any)
 		missing = missing[:0]
@@ -424,7 +424,7 @@ func TestDemoServesEveryCuratedAsset(t *testing.T) {
 	}
 	// The simulated world supplies all three canonical kinds.
 	for id, source := range map[string]string{"tesla": "analytics_stock", "spacex": "preipo", "bitcoin": "extprovider"} {
-		eventually(t, 5*time.Second, id+" canonicalMarket "+source, func() bool {
+		eventually(t, time.Minute, id+" canonicalMarket "+source, func() bool {
 			_, _, det := s.get(t, "/v1/assets/"+id, hdr)
 			cm, _ := det["asset"].(map[string]any)["canonicalMarket"].(map[string]any)
 			return cm["source"] == source

@@ -26,6 +26,7 @@ import (
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/tokenindex"
+	"github.com/assetd/assetd/internal/tokenlist"
 	"github.com/assetd/assetd/internal/usage"
 	"github.com/assetd/assetd/internal/watch"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -314,7 +315,9 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
-		Readiness: newReadiness(st, cat, mp, cfg.readyMinCoverage),
+		Readiness:  newReadiness(st, cat, mp, cfg.readyMinCoverage),
+		TokenLists: &tokenlist.Exporter{Store: st, Now: time.Now},
+		Dashboard:  dashboardFactory(log, st, router, listSvc, listViews),
 	})
 
 	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,

@@ -10,10 +10,12 @@ import (
 	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/news"
+	"github.com/assetd/assetd/internal/project"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage/postgres"
 	"github.com/assetd/assetd/internal/storage/sqlite"
 	"github.com/assetd/assetd/internal/tokenindex"
+	"github.com/assetd/assetd/internal/tokenlist"
 	"github.com/assetd/assetd/internal/usage"
 	"github.com/assetd/assetd/internal/watch"
 )
@@ -32,6 +34,8 @@ type store interface {
 	tokenindex.Store
 	ingest.Store
 	news.Store
+	project.Store
+	tokenlist.Store
 	Migrate(ctx context.Context) (int, error)
 	Engine() string
 	Close() error

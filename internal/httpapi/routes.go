@@ -99,8 +99,14 @@ func (s *Server) routes() []route {
 			{pattern: "GET /v2/execution/route", scopes: execRead, cache: noStore, handler: s.executionRoute},
 		}...)
 	}
+	if s.d.Dashboard != nil {
+		rs = append(rs, route{pattern: "/dashboard/", auth: authNone, cache: noStore, handler: s.dashboard})
+	}
 	if s.d.Lists == nil {
 		return rs
+	}
+	if s.d.TokenLists != nil {
+		rs = append(rs, route{pattern: "GET /v2/lists/{slug}/tokenlist.json", scopes: read, cache: cacheLists, handler: s.listTokenList})
 	}
 	return append(rs, []route{
 		// Lists (v2): every route needs only assets:read; writes are bound

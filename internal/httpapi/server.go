@@ -24,6 +24,7 @@ import (
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/risk"
 	"github.com/assetd/assetd/internal/session"
+	"github.com/assetd/assetd/internal/tokenlist"
 	"github.com/assetd/assetd/internal/usage"
 )
 
@@ -59,6 +60,12 @@ type Deps struct {
 	// ListViews is their in-memory read model (required with Lists).
 	Lists     *lists.Service
 	ListViews *lists.Views
+	// TokenLists exports lists as tokenlists.org JSON and keeps their
+	// versions (nil: GET /v2/lists/{slug}/tokenlist.json answers 404).
+	TokenLists *tokenlist.Exporter
+	// Dashboard builds the /dashboard handler over this server (its token
+	// search and member resolution); nil: no dashboard.
+	Dashboard func(*Server) http.Handler
 	// Analytics is the trade analytics engine behind trending, OHLCV,
 	// price charts and trade ingest (nil: trending and candles are empty,
 	// ingest answers 404).
@@ -113,6 +120,8 @@ type Server struct {
 	// nonFinite remembers the route and JSON path of each non-finite
 	// number written as null, so each is logged once.
 	nonFinite sync.Map
+	// dash is the /dashboard handler (Deps.Dashboard).
+	dash http.Handler
 }
 
 // New builds the server and its route table.
@@ -134,6 +143,9 @@ func New(d Deps) *Server {
 	}
 	d.ListsConfig = d.ListsConfig.withDefaults()
 	s := &Server{d: d, budget: ratelimit.NewMemory()}
+	if d.Dashboard != nil {
+		s.dash = d.Dashboard(s)
+	}
 	s.handler = s.build(nil)
 	return s
 }

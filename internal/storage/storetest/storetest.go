@@ -15,9 +15,11 @@ import (
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/news"
+	"github.com/assetd/assetd/internal/project"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/tokenindex"
+	"github.com/assetd/assetd/internal/tokenlist"
 	"github.com/assetd/assetd/internal/usage"
 	"github.com/google/go-cmp/cmp"
 )
@@ -29,6 +31,8 @@ type Store interface {
 	usage.Sink
 	lists.Store
 	lists.AdvisoryStore
+	project.Store
+	tokenlist.Store
 	Versions(ctx context.Context) (map[string]int64, error)
 	UsageByDay(ctx context.Context, keyID string, sinceMinute int64) ([]usage.DayCount, error)
 	ChargedSince(ctx context.Context, sinceMinute int64) (map[string]int64, error)
@@ -75,6 +79,9 @@ func Run(t *testing.T, h Harness) {
 		{"RegistryDocuments", testRegistryDocuments},
 		{"Candles", testCandles},
 		{"News", testNews},
+		// Project members and token-list export versions (projects.go).
+		{"ProjectMembers", testProjectMembers},
+		{"ExportState", testExportState},
 		// Community lists and advisories (lists.go).
 		{"ListsCreateAndGet", testListsCreateAndGet},
 		{"ListsSlugRule", testListsSlugRule},

@@ -1,0 +1,452 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/lists"
+	"github.com/assetd/assetd/internal/project"
+	"github.com/assetd/assetd/internal/session"
+	"github.com/assetd/assetd/internal/storage"
+)
+
+func (h *Handler) routes() {
+	m := h.mux
+	m.HandleFunc("GET "+Base+"/{$}", h.page(h.home))
+	m.HandleFunc("POST "+Base+"/signin", h.signIn)
+	m.HandleFunc("POST "+Base+"/signout", h.page(h.signOut))
+	m.HandleFunc("GET "+Base+"/app.js", h.script)
+	m.HandleFunc("GET "+Base+"/p/{project}/{$}", h.page(h.projectPage))
+	m.HandleFunc("POST "+Base+"/p/{project}/keys", h.page(h.keyCreate))
+	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/regenerate", h.page(h.keyRegenerate))
+	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/revoke", h.page(h.keyRevoke))
+	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/limits", h.page(h.keyLimits))
+	m.HandleFunc("GET "+Base+"/p/{project}/keys/{key}/{$}", h.page(h.keyPage))
+	m.HandleFunc("POST "+Base+"/p/{project}/lists", h.page(h.listCreate))
+	m.HandleFunc("GET "+Base+"/p/{project}/lists/{slug}/{$}", h.page(h.listPage))
+	m.HandleFunc("POST "+Base+"/p/{project}/lists/{slug}/update", h.page(h.listUpdate))
+	m.HandleFunc("POST "+Base+"/p/{project}/lists/{slug}/delete", h.page(h.listDelete))
+	m.HandleFunc("POST "+Base+"/p/{project}/lists/{slug}/members", h.page(h.membersAdd))
+	m.HandleFunc("POST "+Base+"/p/{project}/lists/{slug}/members/{mint}/remove", h.page(h.memberRemove))
+	m.HandleFunc("POST "+Base+"/p/{project}/lists/{slug}/members/{mint}/move", h.page(h.memberMove))
+}
+
+// pageFunc handles a request of a signed-in user.
+type pageFunc func(w http.ResponseWriter, r *http.Request, u *user) error
+
+// userError is shown to the user on the page (400).
+type userError struct{ msg string }
+
+func (e userError) Error() string { return e.msg }
+
+func (h *Handler) page(fn pageFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		}
+		u, err := h.authenticate(r)
+		if err == nil {
+			err = fn(w, r, u)
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, errSignedOut):
+			if r.Method == http.MethodGet && r.URL.Path == Base+"/" {
+				h.signInPage(w, r, "")
+				return
+			}
+			http.Redirect(w, r, Base+"/", http.StatusSeeOther)
+		case errors.Is(err, errCSRF):
+			h.render(w, http.StatusForbidden, "error", errorData{User: u, Message: "This form expired. Go back, reload the page and try again."})
+		case errors.Is(err, errNoProject):
+			h.render(w, http.StatusNotFound, "error", errorData{User: u, Message: "No such project, or you are not a member of it."})
+		case errors.Is(err, storage.ErrNotFound):
+			h.render(w, http.StatusNotFound, "error", errorData{User: u, Message: "Not found."})
+		default:
+			var ue userError
+			var re *lists.RuleError
+			switch {
+			case errors.As(err, &ue):
+				h.render(w, http.StatusBadRequest, "error", errorData{User: u, Message: ue.msg})
+			case errors.As(err, &re):
+				h.render(w, http.StatusBadRequest, "error", errorData{User: u, Message: re.Message})
+			case errors.Is(err, lists.ErrForbidden):
+				h.render(w, http.StatusForbidden, "error", errorData{User: u, Message: "This list belongs to another project."})
+			default:
+				h.d.Log.ErrorContext(r.Context(), "dashboard request failed", "path", r.URL.Path, "err", err)
+				h.render(w, http.StatusInternalServerError, "error", errorData{User: u, Message: "Something went wrong; it has been logged."})
+			}
+		}
+	}
+}
+
+func (h *Handler) render(w http.ResponseWriter, status int, name string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	if err := h.tmpl.ExecuteTemplate(w, name, data); err != nil {
+		h.d.Log.Error("dashboard template failed", "template", name, "err", err)
+	}
+}
+
+type errorData struct {
+	User    *user
+	Message string
+}
+
+type signInData struct {
+	CSRF    string
+	Message string
+}
+
+// signInPage sets a pre-session CSRF cookie (double submit) and renders
+// the form.
+func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request, msg string) {
+	tok := randomToken()
+	setCookie(w, r, preCSRFCookie, tok, 3600)
+	status := http.StatusOK
+	if msg != "" {
+		status = http.StatusUnauthorized
+	}
+	h.render(w, status, "signin", signInData{CSRF: tok, Message: msg})
+}
+
+// signIn verifies a session token (local or identity-provider JWT) and
+// stores it in the session cookie.
+func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	c, err := r.Cookie(preCSRFCookie)
+	if err != nil || !sameToken(r.PostFormValue("csrf"), c.Value) {
+		h.render(w, http.StatusForbidden, "error", errorData{Message: "This form expired. Go back, reload the page and try again."})
+		return
+	}
+	token := strings.TrimSpace(r.PostFormValue("token"))
+	if _, err := h.d.Sessions.Verify(r.Context(), token); err != nil {
+		if !errors.Is(err, session.ErrInvalid) {
+			h.d.Log.ErrorContext(r.Context(), "dashboard sign-in failed", "err", err)
+		}
+		h.signInPage(w, r, "That session is invalid or expired.")
+		return
+	}
+	setCookie(w, r, preCSRFCookie, "", -1)
+	setCookie(w, r, sessionCookie, token, 0)
+	http.Redirect(w, r, Base+"/", http.StatusSeeOther)
+}
+
+func (h *Handler) signOut(w http.ResponseWriter, r *http.Request, _ *user) error {
+	setCookie(w, r, sessionCookie, "", -1)
+	http.Redirect(w, r, Base+"/", http.StatusSeeOther)
+	return nil
+}
+
+func (h *Handler) home(w http.ResponseWriter, r *http.Request, u *user) error {
+	if len(u.Projects) == 1 {
+		http.Redirect(w, r, projectURL(u.Projects[0].ProjectID), http.StatusSeeOther)
+		return nil
+	}
+	h.render(w, http.StatusOK, "home", struct{ User *user }{u})
+	return nil
+}
+
+var errNoProject = errors.New("no such project")
+
+// member returns the caller's membership of the path's project.
+func member(r *http.Request, u *user) (project.Member, error) {
+	p, ok := u.project(r.PathValue("project"))
+	if !ok {
+		return p, errNoProject
+	}
+	return p, nil
+}
+
+// manager is member for actions that need owner or admin.
+func manager(r *http.Request, u *user) (project.Member, error) {
+	p, err := member(r, u)
+	if err == nil && !project.CanManage(p.Role) {
+		err = userError{"Only owners and admins of " + p.Project + " may change its keys."}
+	}
+	return p, err
+}
+
+func projectURL(id string) string { return Base + "/p/" + url.PathEscape(id) + "/" }
+
+func listURL(projectID, slug string) string {
+	return projectURL(projectID) + "lists/" + url.PathEscape(slug) + "/"
+}
+
+// keyRow is one key as the project page shows it.
+type keyRow struct {
+	apikey.Key
+	Prefix   string
+	LastUsed string
+}
+
+type projectData struct {
+	User      *user
+	Project   project.Member
+	CanManage bool
+	Keys      []keyRow
+	Lists     []lists.List
+	Scopes    []string
+	Statuses  []string
+	// Secret is a key plaintext, shown once after create or regenerate.
+	Secret    string
+	SecretKey string
+	Message   string
+}
+
+func (h *Handler) projectData(ctx context.Context, u *user, p project.Member) (projectData, error) {
+	d := projectData{User: u, Project: p, CanManage: project.CanManage(p.Role), Scopes: apikey.AllScopes[:], Statuses: lists.CreateStatuses}
+	all, err := h.d.Keys.ListKeys(ctx)
+	if err != nil {
+		return d, err
+	}
+	for _, k := range all {
+		if k.ProjectID != p.ProjectID {
+			continue
+		}
+		row := keyRow{Key: k, Prefix: keyPrefix(k), LastUsed: "usage not available"}
+		if h.d.Usage != nil {
+			row.LastUsed = h.lastUsed(ctx, k.ID)
+		}
+		d.Keys = append(d.Keys, row)
+	}
+	slices.SortFunc(d.Keys, func(a, b keyRow) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	d.Lists, err = h.d.Lists.ProjectLists(ctx, p.ProjectID)
+	return d, err
+}
+
+// keyPrefix identifies a key without its secret: the plaintext prefix
+// every key shares and the first hex digits of the SHA-256 of the
+// plaintext (the store keeps only the hash), which a holder of the secret
+// can recompute.
+func keyPrefix(k apikey.Key) string { return apikey.Prefix + " · " + k.Hash[:min(8, len(k.Hash))] }
+
+func (h *Handler) lastUsed(ctx context.Context, keyID string) string {
+	to := h.d.Now().UTC()
+	days, err := h.d.Usage.UsageByDay(ctx, keyID, to.AddDate(0, 0, -usageDays), to)
+	if err != nil {
+		return "usage not available"
+	}
+	for i := len(days) - 1; i >= 0; i-- {
+		if days[i].Count > 0 {
+			return days[i].Day.Format("2006-01-02")
+		}
+	}
+	return "not in the last 30 days"
+}
+
+func (h *Handler) projectPage(w http.ResponseWriter, r *http.Request, u *user) error {
+	p, err := member(r, u)
+	if err != nil {
+		return err
+	}
+	d, err := h.projectData(r.Context(), u, p)
+	if err != nil {
+		return err
+	}
+	h.render(w, http.StatusOK, "project", d)
+	return nil
+}
+
+// projectKey returns the key of the path if it belongs to project p.
+func (h *Handler) projectKey(r *http.Request, p project.Member) (apikey.Key, error) {
+	k, err := h.d.Keys.GetKey(r.Context(), r.PathValue("key"))
+	if err != nil {
+		return k, err
+	}
+	if k.ProjectID != p.ProjectID {
+		return k, fmt.Errorf("key %s: %w", k.ID, storage.ErrNotFound)
+	}
+	return k, nil
+}
+
+// managedKey is the path's key for a change by an owner or admin of its
+// project.
+func (h *Handler) managedKey(r *http.Request, u *user) (project.Member, apikey.Key, error) {
+	p, err := manager(r, u)
+	if err != nil {
+		return p, apikey.Key{}, err
+	}
+	k, err := h.projectKey(r, p)
+	return p, k, err
+}
+
+func (h *Handler) showSecret(w http.ResponseWriter, r *http.Request, u *user, p project.Member, plain string, k apikey.Key, msg string) error {
+	d, err := h.projectData(r.Context(), u, p)
+	if err != nil {
+		return err
+	}
+	d.Secret, d.SecretKey, d.Message = plain, k.ID, msg
+	h.render(w, http.StatusOK, "project", d)
+	return nil
+}
+
+func (h *Handler) keyCreate(w http.ResponseWriter, r *http.Request, u *user) error {
+	p, err := manager(r, u)
+	if err != nil {
+		return err
+	}
+	scopes, err := apikey.ParseScopes(strings.Join(r.PostForm["scope"], ","))
+	if err != nil {
+		return userError{err.Error()}
+	}
+	plain, k, err := h.d.KeyManager.Create(r.Context(), p.Project, scopes)
+	if err != nil {
+		return err
+	}
+	h.d.Log.InfoContext(r.Context(), "dashboard: key created", "key", k.ID, "project", p.ProjectID, "user", u.UserID)
+	return h.showSecret(w, r, u, p, plain, k, "Key "+k.ID+" created.")
+}
+
+func (h *Handler) keyRegenerate(w http.ResponseWriter, r *http.Request, u *user) error {
+	p, k, err := h.managedKey(r, u)
+	if err != nil {
+		return err
+	}
+	if !k.Active() {
+		return userError{"Key " + k.ID + " is revoked."}
+	}
+	plain, next, err := h.d.KeyManager.Regenerate(r.Context(), k.ID)
+	if err != nil {
+		return err
+	}
+	h.d.Log.InfoContext(r.Context(), "dashboard: key regenerated", "old", k.ID, "key", next.ID, "user", u.UserID)
+	return h.showSecret(w, r, u, p, plain, next, "Key "+k.ID+" was regenerated as "+next.ID+"; the previous secret no longer works.")
+}
+
+func (h *Handler) keyRevoke(w http.ResponseWriter, r *http.Request, u *user) error {
+	p, k, err := h.managedKey(r, u)
+	if err != nil {
+		return err
+	}
+	if err := h.d.KeyManager.Revoke(r.Context(), k.ID); err != nil {
+		return err
+	}
+	h.d.Log.InfoContext(r.Context(), "dashboard: key revoked", "key", k.ID, "user", u.UserID)
+	http.Redirect(w, r, projectURL(p.ProjectID), http.StatusSeeOther)
+	return nil
+}
+
+func formInt(r *http.Request, name string) (int64, error) {
+	v := strings.TrimSpace(r.PostFormValue(name))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > 1e12 {
+		return 0, userError{name + " must be a whole number from 0 (server default) up"}
+	}
+	return n, nil
+}
+
+func (h *Handler) keyLimits(w http.ResponseWriter, r *http.Request, u *user) error {
+	p, k, err := h.managedKey(r, u)
+	if err != nil {
+		return err
+	}
+	reqs, err := formInt(r, "rateRequests")
+	if err != nil {
+		return err
+	}
+	win, err := formInt(r, "rateWindowSeconds")
+	if err != nil {
+		return err
+	}
+	quota, err := formInt(r, "quotaPerMonth")
+	if err != nil {
+		return err
+	}
+	if (reqs == 0) != (win == 0) {
+		return userError{"set both the rate and its window, or neither"}
+	}
+	l := apikey.Limits{RateRequests: int(reqs), RateWindow: time.Duration(win) * time.Second, QuotaPerMonth: quota}
+	if err := h.d.Keys.SetKeyLimits(r.Context(), k.ID, l); err != nil {
+		return err
+	}
+	http.Redirect(w, r, projectURL(p.ProjectID)+"keys/"+url.PathEscape(k.ID)+"/", http.StatusSeeOther)
+	return nil
+}
+
+// usageDays is the span of the usage chart.
+const usageDays = 30
+
+type bar struct {
+	Day         string
+	Count       int64
+	X, Y, W, H  int
+	Label       string
+	LabelOffset int
+}
+
+type keyData struct {
+	User      *user
+	Project   project.Member
+	CanManage bool
+	Key       keyRow
+	Available bool
+	Bars      []bar
+	Total     int64
+	Max       int64
+}
+
+func (h *Handler) keyPage(w http.ResponseWriter, r *http.Request, u *user) error {
+	p, err := member(r, u)
+	if err != nil {
+		return err
+	}
+	k, err := h.projectKey(r, p)
+	if err != nil {
+		return err
+	}
+	d := keyData{User: u, Project: p, CanManage: project.CanManage(p.Role), Key: keyRow{Key: k, Prefix: keyPrefix(k)}}
+	if h.d.Usage != nil {
+		to := h.d.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
+		from := to.AddDate(0, 0, -usageDays)
+		days, err := h.d.Usage.UsageByDay(r.Context(), k.ID, from, to)
+		if err == nil {
+			d.Available = true
+			d.Bars, d.Total, d.Max = chart(days, from)
+		} else {
+			h.d.Log.WarnContext(r.Context(), "dashboard: usage read failed", "key", k.ID, "err", err)
+		}
+	}
+	h.render(w, http.StatusOK, "key", &d) // a pointer: Key methods have pointer receivers
+	return nil
+}
+
+// chart lays out one bar per day of [from, from+usageDays) in a 600×160
+// SVG; missing days are zero.
+func chart(days []DayCount, from time.Time) ([]bar, int64, int64) {
+	counts := make([]int64, usageDays)
+	var total, top int64
+	for _, d := range days {
+		i := int(d.Day.UTC().Sub(from) / (24 * time.Hour))
+		if i >= 0 && i < usageDays {
+			counts[i] += d.Count
+		}
+	}
+	for _, c := range counts {
+		total += c
+		top = max(top, c)
+	}
+	const width, height, gap = 600, 140, 2
+	bw := width / usageDays
+	out := make([]bar, usageDays)
+	for i, c := range counts {
+		bh := 0
+		if top > 0 {
+			bh = int(c * height / top)
+		}
+		day := from.AddDate(0, 0, i).Format("2006-01-02")
+		out[i] = bar{Day: day, Count: c, X: i * bw, Y: height - bh, W: bw - gap, H: bh, Label: day[5:]}
+	}
+	return out, total, top
+}
