@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/project"
 	"github.com/assetd/assetd/internal/session"
+	"github.com/assetd/assetd/internal/usage"
 )
 
 // projects is `assetd projects add-member|members`.
@@ -69,7 +71,35 @@ func dashboardFactory(log *slog.Logger, st store, sessions session.Verifier, svc
 	return func(s *httpapi.Server) http.Handler {
 		return dashboard.New(dashboard.Deps{
 			Log: log, Sessions: sessions, Projects: st, Keys: st, KeyManager: apikey.Manager{Store: st, Now: time.Now},
-			Lists: svc, Views: views, Tokens: s, Now: time.Now,
+			Lists: svc, Views: views, Tokens: s, Now: time.Now, Usage: dashboardUsage{st},
 		})
 	}
+}
+
+// dashboardUsage sums the stored per-minute usage aggregates (internal/usage)
+// into the dashboard's requests per UTC day.
+type dashboardUsage struct {
+	st interface {
+		UsageByDay(ctx context.Context, keyID string, sinceMinute int64) ([]usage.DayCount, error)
+	}
+}
+
+func (u dashboardUsage) UsageByDay(ctx context.Context, keyID string, from, to time.Time) ([]dashboard.DayCount, error) {
+	rows, err := u.st.UsageByDay(ctx, keyID, usage.MinuteOf(from))
+	if err != nil {
+		return nil, fmt.Errorf("dashboard usage: %w", err)
+	}
+	var out []dashboard.DayCount
+	for _, r := range rows {
+		if r.Day.Before(from) || !r.Day.Before(to) {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Day.Equal(r.Day) {
+			out[n-1].Count += r.Requests
+			continue
+		}
+		out = append(out, dashboard.DayCount{Day: r.Day, Count: r.Requests})
+	}
+	slices.SortFunc(out, func(a, b dashboard.DayCount) int { return a.Day.Compare(b.Day) })
+	return out, nil
 }
