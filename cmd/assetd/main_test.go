@@ -286,6 +286,9 @@ func TestServeConfigValidation(t *testing.T) {
 		{"--rate-limit", "0/1s"},
 		{"--quota", "-1/month"},
 		{"--admin-addr", "::"},
+		{"--access-log", "some"},
+		{"--cors-origins", "wallet.example"},
+		{"--cors-origins", "https://a.example/path"},
 		{"extra-arg"},
 	}
 	for _, args := range cases {
@@ -298,10 +301,12 @@ func TestServeConfigValidation(t *testing.T) {
 	}
 	c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard,
 		getenv: func(k string) string {
-			return map[string]string{"ASSETD_ADDR": "127.0.0.1:9999", "ASSETD_DEMO": "true"}[k]
+			return map[string]string{"ASSETD_ADDR": "127.0.0.1:9999", "ASSETD_DEMO": "true",
+				"ASSETD_CORS_ORIGINS": "https://a.example, *", "ASSETD_ACCESS_LOG": "all"}[k]
 		}}
 	cfg, err := c.parseServe(nil)
-	if err != nil || cfg.addr != "127.0.0.1:9999" || !cfg.demo || cfg.dataDir != "./data" {
+	if err != nil || cfg.addr != "127.0.0.1:9999" || !cfg.demo || cfg.dataDir != "./data" ||
+		cfg.http.accessLog != "all" || len(cfg.http.origins()) != 2 {
 		t.Fatalf("env config: %+v %v", cfg, err)
 	}
 }

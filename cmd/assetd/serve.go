@@ -69,6 +69,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.StringVar(&cfg.allowedDuplicates, "allowed-duplicates", c.env("ASSETD_ALLOWED_DUPLICATES", ""), "JSON allow-list of mints that legitimately share a protected symbol (curator search never flags them) (env ASSETD_ALLOWED_DUPLICATES)")
 	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for in-flight requests")
 	c.addExecutionFlags(fs, &cfg.execution)
+	c.addHTTPFlags(fs, &cfg.http)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -97,6 +98,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 		if err := validAddr("--admin-addr", cfg.adminAddr); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := cfg.http.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if _, _, err := parseRate(cfg.rate); err != nil {
 		errs = append(errs, fmt.Errorf("--rate-limit: %w", err))
@@ -259,6 +263,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
+		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
 	})
 
 	ln, err := net.Listen("tcp", cfg.addr)

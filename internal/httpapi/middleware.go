@@ -26,6 +26,10 @@ type recorder struct {
 	// nonFinite is the JSON path of the first NaN or ±Inf writeJSON
 	// wrote as null ("" when none).
 	nonFinite string
+	// cond is set by wrap on cacheable GETs (body.go); gz caches the
+	// gzip form of their large bodies.
+	cond conditional
+	gz   *gzipCache
 }
 
 func (rw *recorder) WriteHeader(code int) {
@@ -142,6 +146,15 @@ func (s *Server) withInstrument(next http.Handler) http.Handler {
 			d := time.Since(start)
 			s.routeMetrics(route).observe(status, d)
 			ri := info(r.Context())
+			if rw.nonFinite != "" {
+				if _, seen := s.nonFinite.LoadOrStore(route+" "+rw.nonFinite, struct{}{}); !seen {
+					s.d.Log.WarnContext(r.Context(), "non-finite number written as null (logged once per route and field)",
+						"request_id", ri.id, "route", route, "field", rw.nonFinite)
+				}
+			}
+			if !s.accessLogged(status, d) {
+				return
+			}
 			keyID := ""
 			if ri.key != nil {
 				keyID = ri.key.ID
@@ -149,15 +162,37 @@ func (s *Server) withInstrument(next http.Handler) http.Handler {
 			s.d.Log.LogAttrs(r.Context(), accessLevel(status), "request",
 				slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("route", route),
 				slog.String("path", r.URL.Path), slog.Int("status", status), slog.Duration("dur", d), slog.String("key", keyID))
-			if rw.nonFinite != "" {
-				if _, seen := s.nonFinite.LoadOrStore(route+" "+rw.nonFinite, struct{}{}); !seen {
-					s.d.Log.WarnContext(r.Context(), "non-finite number written as null (logged once per route and field)",
-						"request_id", ri.id, "route", route, "field", rw.nonFinite)
-				}
-			}
 		}()
 		next.ServeHTTP(rw, r)
 	})
+}
+
+// Access log modes (--access-log).
+const (
+	AccessLogOff     = "off"
+	AccessLogSampled = "sampled"
+	AccessLogAll     = "all"
+	// DefaultAccessLogSample: one in 100 ordinary requests is logged.
+	DefaultAccessLogSample = 100
+	// DefaultAccessLogSlow: requests this slow are always logged.
+	DefaultAccessLogSlow = 500 * time.Millisecond
+)
+
+// accessLogged decides whether a finished request gets an access-log
+// line: all of them, none, or (sampled) every server error, every
+// refusal other than 429, every request slower than AccessLogSlow and
+// one in AccessLogSample of the rest.
+func (s *Server) accessLogged(status int, d time.Duration) bool {
+	switch s.d.AccessLog {
+	case AccessLogAll:
+		return true
+	case AccessLogOff:
+		return false
+	}
+	if status >= 500 || (status >= 400 && status != http.StatusTooManyRequests) || d >= s.d.AccessLogSlow {
+		return true
+	}
+	return (s.logged.Add(1)-1)%s.d.AccessLogSample == 0
 }
 
 // dispatch serves the mux and turns its unmatched 404/405 into envelopes.
@@ -204,6 +239,10 @@ func (s *Server) wrap(rt route) http.Handler {
 				w.Header().Set("Cache-Control", rt.cache)
 			} else {
 				w.Header().Set("Cache-Control", noStore)
+			}
+			if rw, ok := w.(*recorder); ok && rt.conditional() && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+				rw.cond = conditional{on: true, ifNoneMatch: r.Header.Get("If-None-Match"), gzip: acceptsGzip(r.Header.Get("Accept-Encoding"))}
+				rw.gz = &s.gz
 			}
 			if err := rt.handler(w, r); err != nil {
 				writeError(w, r, s.d.Log, err)

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/assetd/assetd/internal/apikey"
 )
@@ -25,6 +26,12 @@ type route struct {
 	scopes  []string // any one suffices
 	cache   string   // Cache-Control of a success; errors are no-store
 	handler handlerFunc
+}
+
+// conditional says successes of the route carry an ETag, answer
+// If-None-Match and may be compressed: every cacheable GET.
+func (rt route) conditional() bool {
+	return rt.cache != "" && rt.cache != noStore && strings.HasPrefix(rt.pattern, "GET ")
 }
 
 // Scopes follow the spec: `assets:read` unless stated. Only the

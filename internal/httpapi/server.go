@@ -87,6 +87,16 @@ type Deps struct {
 	// IncludeDeadline bounds the include blocks of one asset detail call
 	// (default DefaultIncludeDeadline).
 	IncludeDeadline time.Duration
+	// CORSOrigins are the browser origins allowed cross-origin ("*": any;
+	// empty: CORS off).
+	CORSOrigins []string
+	// AccessLog is AccessLogOff, AccessLogSampled (default) or AccessLogAll;
+	// AccessLogSample logs one in that many ordinary requests when sampled
+	// (default DefaultAccessLogSample); AccessLogSlow is the duration from
+	// which a request is always logged (default DefaultAccessLogSlow).
+	AccessLog       string
+	AccessLogSample uint64
+	AccessLogSlow   time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -105,6 +115,12 @@ type Server struct {
 	// nonFinite remembers the route and JSON path of each non-finite
 	// number written as null, so each is logged once.
 	nonFinite sync.Map
+	// logged counts the ordinary requests seen by the sampled access log.
+	logged atomic.Uint64
+	// gz keeps gzip forms of large bodies by ETag; bodies caches encoded
+	// read-model responses per catalog version (body.go, bodies.go).
+	gz     gzipCache
+	bodies bodyCache
 }
 
 // New builds the server and its route table.
@@ -117,6 +133,15 @@ func New(d Deps) *Server {
 	}
 	if d.IncludeDeadline <= 0 {
 		d.IncludeDeadline = DefaultIncludeDeadline
+	}
+	if d.AccessLog == "" {
+		d.AccessLog = AccessLogSampled
+	}
+	if d.AccessLogSample == 0 {
+		d.AccessLogSample = DefaultAccessLogSample
+	}
+	if d.AccessLogSlow <= 0 {
+		d.AccessLogSlow = DefaultAccessLogSlow
 	}
 	if d.Canonical == nil {
 		d.Canonical = noCanonical{}
@@ -152,7 +177,7 @@ func (s *Server) build(extra []route) http.Handler {
 	for _, rt := range append(s.routes(), extra...) {
 		mux.Handle(rt.pattern, s.wrap(rt))
 	}
-	return s.withRequestID(s.withRecover(s.withInstrument(s.dispatch(mux))))
+	return s.withRequestID(s.withRecover(s.withInstrument(s.withCORS(s.dispatch(mux)))))
 }
 
 // ServeHTTP implements http.Handler.

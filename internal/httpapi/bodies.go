@@ -1,0 +1,58 @@
+package httpapi
+
+import (
+	"net/http"
+	"sync"
+)
+
+// bodyCacheEntries bounds the responses kept for one catalog version
+// (distinct normalised parameter sets); past it, bodies are encoded per
+// request until the next version.
+const bodyCacheEntries = 2048
+
+// bodyCache holds the encoded responses of the catalog's read models
+// (curated, search) for one model version: each distinct normalised
+// request is encoded once per version, with its ETag and gzip form.
+type bodyCache struct {
+	mu      sync.RWMutex
+	version uint64
+	m       map[string]*encoded
+}
+
+func (c *bodyCache) get(version uint64, key string) *encoded {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.version != version {
+		return nil
+	}
+	return c.m[key]
+}
+
+func (c *bodyCache) put(version uint64, key string, e *encoded) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.version != version {
+		if version < c.version {
+			return // a request that read an older model
+		}
+		c.version, c.m = version, make(map[string]*encoded, 64)
+	}
+	if len(c.m) < bodyCacheEntries {
+		c.m[key] = e
+	}
+}
+
+// serveVersioned answers from the body encoded for (version, key),
+// encoding build() once when it is missing.
+func (s *Server) serveVersioned(w http.ResponseWriter, version uint64, key string, build func() any) error {
+	if e := s.bodies.get(version, key); e != nil {
+		return writeBody(w, http.StatusOK, e.plain, e)
+	}
+	b, err := encodeJSON(build())
+	if err != nil {
+		return err
+	}
+	e := newEncoded(b)
+	s.bodies.put(version, key, e)
+	return writeBody(w, http.StatusOK, e.plain, e)
+}
