@@ -336,7 +336,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		o.Category = *category
 	}
 	key := "search\x00" + query + "\x00" + o.Category + "\x00" + strategy + "\x00" + strconv.Itoa(limit) + "\x00" + strconv.FormatBool(variants)
-	return s.serveVersioned(w, s.d.Catalog.Version(), key, func() any {
+	return serveVersioned(w, &s.bodies, s.d.Catalog.Version(), key, func() any {
 		return struct {
 			Query                  string        `json:"query"`
 			Category               *string       `json:"category"`
@@ -401,7 +401,7 @@ func (s *Server) curated(w http.ResponseWriter, r *http.Request) error {
 	if paged {
 		key += "\x00" + strconv.Itoa(limit) + "\x00" + strconv.Itoa(offset)
 	}
-	return s.serveVersioned(w, s.d.Catalog.Version(), key, func() any {
+	return serveVersioned(w, &s.bodies, s.d.Catalog.Version(), key, func() any {
 		return s.curatedBody(list, groupBy, variants, modeAll, strategy, paged, limit, offset)
 	})
 }

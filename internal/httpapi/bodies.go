@@ -42,10 +42,16 @@ func (c *bodyCache) put(version uint64, key string, e *encoded) {
 	}
 }
 
-// serveVersioned answers from the body encoded for (version, key),
+// versioned is a read model that numbers its states (the advisory index):
+// what is derived from one version stays valid while Version holds.
+type versioned interface {
+	Version() uint64
+}
+
+// serveVersioned answers from the body c holds for (version, key),
 // encoding build() once when it is missing.
-func (s *Server) serveVersioned(w http.ResponseWriter, version uint64, key string, build func() any) error {
-	if e := s.bodies.get(version, key); e != nil {
+func serveVersioned(w http.ResponseWriter, c *bodyCache, version uint64, key string, build func() any) error {
+	if e := c.get(version, key); e != nil {
 		return writeBody(w, http.StatusOK, e.plain, e)
 	}
 	b, err := encodeJSON(build())
@@ -53,6 +59,6 @@ func (s *Server) serveVersioned(w http.ResponseWriter, version uint64, key strin
 		return err
 	}
 	e := newEncoded(b)
-	s.bodies.put(version, key, e)
+	c.put(version, key, e)
 	return writeBody(w, http.StatusOK, e.plain, e)
 }

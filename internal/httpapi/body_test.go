@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/assetd/assetd/internal/asset"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -130,5 +131,38 @@ func TestETagMatchesAndAcceptsGzip(t *testing.T) {
 		if got := acceptsGzip(tc.ae); got != tc.want {
 			t.Errorf("acceptsGzip(%q) = %v", tc.ae, got)
 		}
+	}
+}
+
+// versionedAdv is an advisory map that numbers its states, as the
+// advisory index does.
+type versionedAdv struct {
+	m advMap
+	v uint64
+}
+
+func (a *versionedAdv) Get(mint string) *asset.Advisory { return a.m[mint] }
+func (a *versionedAdv) Version() uint64                 { return a.v }
+
+// Trending is encoded once per (trending set, advisory version): a new
+// advisory version is served at once.
+func TestTrendingEncodedPerVersion(t *testing.T) {
+	h, _, crypto := analyticsHarness(t)
+	mint := crypto.Variants[0].Mint
+	adv := &versionedAdv{m: advMap{}}
+	h.srv.d.Advisories = adv
+	h.srv.RefreshTrending(h.now)
+	first := h.get(t, "/v1/assets/trending")
+	if again := h.get(t, "/v1/assets/trending"); again.raw != first.raw || first.header.Get("ETag") == "" {
+		t.Fatal("same version, different body")
+	}
+	fresh, err := encodeJSON(h.srv.trendingBody(h.srv.trending.Load(), "", MaxTrendingLimit, 0))
+	if err != nil || string(fresh) != first.raw {
+		t.Fatal("cached trending body differs from a fresh encoding")
+	}
+	adv.m[mint] = &asset.Advisory{Status: asset.AdvisoryBlocked, Reason: "synthetic", Since: 1}
+	adv.v++
+	if got := trendingMints(t, h); len(got) != 0 {
+		t.Fatalf("a blocked mint still trends after the advisory version moved: %v", got)
 	}
 }

@@ -121,6 +121,10 @@ type Server struct {
 	// read-model responses per catalog version (body.go, bodies.go).
 	gz     gzipCache
 	bodies bodyCache
+	// trendBodies caches trending responses per (trending set, advisory
+	// index) version; trendSeq numbers the trending sets.
+	trendBodies bodyCache
+	trendSeq    atomic.Uint64
 }
 
 // New builds the server and its route table.
