@@ -95,8 +95,11 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 		if !safeRequestID(id) {
 			id = ids.next()
 		}
-		w.Header().Set("X-Request-Id", id)
+		// One allocation holds the request's state, its recorder and the
+		// x-request-id header value.
 		ri := &reqInfo{id: id}
+		ri.idHdr[0] = id
+		w.Header()["X-Request-Id"] = ri.idHdr[:1:1]
 		next.ServeHTTP(w, r.WithContext(contextWith(r.Context(), ri)))
 	})
 }
@@ -132,7 +135,11 @@ func (s *Server) withInstrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		s.d.Metrics.InFlight.Inc()
-		rw := &recorder{ResponseWriter: w}
+		rw := &recorder{}
+		if ri := info(r.Context()); ri != nil {
+			rw = &ri.rec
+		}
+		rw.ResponseWriter = w
 		defer func() {
 			s.d.Metrics.InFlight.Dec()
 			route := r.Pattern
@@ -235,11 +242,9 @@ func (s *Server) wrap(rt route) http.Handler {
 		if err := s.authorize(w, r, rt); err != nil {
 			writeError(w, r, s.d.Log, err)
 		} else {
-			if rt.cache != "" {
-				w.Header().Set("Cache-Control", rt.cache)
-			} else {
-				w.Header().Set("Cache-Control", noStore)
-			}
+			// A shared value slice: Header.Set and Add replace it, never
+			// write into it.
+			w.Header()["Cache-Control"] = rt.cacheHdr
 			if rw, ok := w.(*recorder); ok && rt.conditional() && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 				rw.cond = conditional{on: true, ifNoneMatch: r.Header.Get("If-None-Match"), gzip: acceptsGzip(r.Header.Get("Accept-Encoding"))}
 				rw.gz = &s.gz
@@ -291,9 +296,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, rt route) err
 	}
 	h := w.Header()
 	if p.Requests > 0 {
-		h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
-		h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
-		h.Set("RateLimit-Reset", strconv.FormatInt(ceilSeconds(d.Reset), 10))
+		setRateLimitHeaders(h, d.Limit, d.Remaining, ceilSeconds(d.Reset))
 	}
 	if !d.Allowed {
 		s.d.Metrics.Limiter.WithLabelValues(d.Reason).Inc()
@@ -318,6 +321,22 @@ func (s *Server) policy(k *apikey.Key) ratelimit.Policy {
 		p.QuotaPerMonth = k.Limits.QuotaPerMonth
 	}
 	return p
+}
+
+// setRateLimitHeaders sets RateLimit-Limit, -Remaining and -Reset with
+// one allocation for the three values (keys in canonical form, as sent).
+func setRateLimitHeaders(h http.Header, limit, remaining int, reset int64) {
+	var buf [64]byte
+	b := strconv.AppendInt(buf[:0], int64(limit), 10)
+	i := len(b)
+	b = strconv.AppendInt(b, int64(remaining), 10)
+	j := len(b)
+	b = strconv.AppendInt(b, reset, 10)
+	vals := [3]string{}
+	all := string(b)
+	vals[0], vals[1], vals[2] = all[:i], all[i:j], all[j:]
+	v := vals[:]
+	h["Ratelimit-Limit"], h["Ratelimit-Remaining"], h["Ratelimit-Reset"] = v[0:1:1], v[1:2:2], v[2:3:3]
 }
 
 func ceilSeconds(d time.Duration) int64 {

@@ -25,7 +25,9 @@ type route struct {
 	auth    authMode
 	scopes  []string // any one suffices
 	cache   string   // Cache-Control of a success; errors are no-store
-	handler handlerFunc
+	// cacheHdr is cache as a header value, built once (build).
+	cacheHdr []string
+	handler  handlerFunc
 }
 
 // conditional says successes of the route carry an ETag, answer

@@ -179,6 +179,10 @@ func (s *Server) Handler() http.Handler { return s.handler }
 func (s *Server) build(extra []route) http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range append(s.routes(), extra...) {
+		if rt.cache == "" {
+			rt.cache = noStore
+		}
+		rt.cacheHdr = []string{rt.cache}
 		mux.Handle(rt.pattern, s.wrap(rt))
 	}
 	return s.withRequestID(s.withRecover(s.withInstrument(s.withCORS(s.dispatch(mux)))))
@@ -190,8 +194,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // reqInfo is the per-request state shared by the middleware, stored once in
 // the context.
 type reqInfo struct {
-	id  string
-	key *apikey.Key
+	id    string
+	key   *apikey.Key
+	rec   recorder  // the response recorder of withInstrument
+	idHdr [1]string // the x-request-id header value
 }
 
 type ctxKey struct{}
