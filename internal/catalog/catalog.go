@@ -117,3 +117,7 @@ func (c *Catalog) model() *model { return c.cur.Load() }
 // rebuild, so anything derived from one version (an encoded response)
 // stays valid while Version returns the same number.
 func (c *Catalog) Version() uint64 { return c.model().version }
+
+// TokenIndex is the token index search reads beside the model (nil: none);
+// it reloads on its own, so it is part of what a search result depends on.
+func (c *Catalog) TokenIndex() *tokenindex.Index { return c.tokenIndex() }

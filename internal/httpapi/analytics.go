@@ -153,7 +153,7 @@ func (s *Server) trendingList(w http.ResponseWriter, r *http.Request) error {
 	}
 	// Encoded once per trending set and advisory index version.
 	key := category + "\x00" + strconv.Itoa(limit) + "\x00" + strconv.Itoa(offset)
-	return serveVersioned(w, &s.trendBodies, v.seq<<32|av.Version()&0xffffffff, key, build)
+	return serveVersioned(w, &s.trendBodies, v.seq<<32|av.Version()&0xffffffff, nil, key, build)
 }
 
 // trendingBody is the trending response of one normalised request over v

@@ -336,7 +336,12 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		o.Category = *category
 	}
 	key := "search\x00" + query + "\x00" + o.Category + "\x00" + strategy + "\x00" + strconv.Itoa(limit) + "\x00" + strconv.FormatBool(variants)
-	return serveVersioned(w, &s.bodies, s.d.Catalog.Version(), key, func() any {
+	// Search also reads the token index, which reloads on its own.
+	var dep any
+	if x := s.d.Catalog.TokenIndex(); x != nil {
+		dep = x
+	}
+	return serveVersioned(w, &s.bodies, s.d.Catalog.Version(), dep, key, func() any {
 		return struct {
 			Query                  string        `json:"query"`
 			Category               *string       `json:"category"`
@@ -401,7 +406,7 @@ func (s *Server) curated(w http.ResponseWriter, r *http.Request) error {
 	if paged {
 		key += "\x00" + strconv.Itoa(limit) + "\x00" + strconv.Itoa(offset)
 	}
-	return serveVersioned(w, &s.bodies, s.d.Catalog.Version(), key, func() any {
+	return serveVersioned(w, &s.bodies, s.d.Catalog.Version(), nil, key, func() any {
 		return s.curatedBody(list, groupBy, variants, modeAll, strategy, paged, limit, offset)
 	})
 }

@@ -19,13 +19,16 @@ type bodyCache struct {
 	m       map[string]*encoded
 }
 
-func (c *bodyCache) get(version uint64, key string) *encoded {
+func (c *bodyCache) get(version uint64, dep any, key string) *encoded {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.version != version {
 		return nil
 	}
-	return c.m[key]
+	if e := c.m[key]; e != nil && e.dep == dep {
+		return e
+	}
+	return nil
 }
 
 func (c *bodyCache) put(version uint64, key string, e *encoded) {
@@ -37,7 +40,7 @@ func (c *bodyCache) put(version uint64, key string, e *encoded) {
 		}
 		c.version, c.m = version, make(map[string]*encoded, 64)
 	}
-	if len(c.m) < bodyCacheEntries {
+	if _, ok := c.m[key]; ok || len(c.m) < bodyCacheEntries {
 		c.m[key] = e
 	}
 }
@@ -48,10 +51,11 @@ type versioned interface {
 	Version() uint64
 }
 
-// serveVersioned answers from the body c holds for (version, key),
-// encoding build() once when it is missing.
-func serveVersioned(w http.ResponseWriter, c *bodyCache, version uint64, key string, build func() any) error {
-	if e := c.get(version, key); e != nil {
+// serveVersioned answers from the body c holds for (version, dep, key),
+// encoding build() once when it is missing. dep is compared by identity
+// (nil when version says everything).
+func serveVersioned(w http.ResponseWriter, c *bodyCache, version uint64, dep any, key string, build func() any) error {
+	if e := c.get(version, dep, key); e != nil {
 		return writeBody(w, http.StatusOK, e.plain, e)
 	}
 	b, err := encodeJSON(build())
@@ -59,6 +63,7 @@ func serveVersioned(w http.ResponseWriter, c *bodyCache, version uint64, key str
 		return err
 	}
 	e := newEncoded(b)
+	e.dep = dep
 	c.put(version, key, e)
 	return writeBody(w, http.StatusOK, e.plain, e)
 }

@@ -90,6 +90,9 @@ type conditional struct {
 // encoded is one response body encoded once: its plain bytes, strong
 // ETag and (for large bodies) gzip form, computed on first need.
 type encoded struct {
+	// dep is what the body was built from beyond the version (the token
+	// index of a search); a different dep is a miss.
+	dep    any
 	plain  []byte
 	etag   string
 	gzOnce sync.Once

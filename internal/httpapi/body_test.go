@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"io"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/tokenindex"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -164,5 +167,22 @@ func TestTrendingEncodedPerVersion(t *testing.T) {
 	adv.v++
 	if got := trendingMints(t, h); len(got) != 0 {
 		t.Fatalf("a blocked mint still trends after the advisory version moved: %v", got)
+	}
+}
+
+// A search body cached for one catalog version is not served once the
+// token index it read has been swapped.
+func TestSearchCacheFollowsTokenIndex(t *testing.T) {
+	h, _, _ := marketHarness(t)
+	var cur atomic.Pointer[tokenindex.Index]
+	cur.Store(new(tokenindex.Builder).Build())
+	h.srv.d.Catalog.SetTokens(cur.Load)
+	before := h.get(t, "/v1/assets/search?q=zzsynthetic")
+	var b tokenindex.Builder
+	b.Add(tokenindex.Token{Mint: syntheticMints(1)[0], Symbol: "ZZSYNTHETIC", Name: "Synthetic test token"})
+	cur.Store(b.Build())
+	after := h.get(t, "/v1/assets/search?q=zzsynthetic")
+	if before.raw == after.raw || !strings.Contains(after.raw, "ZZSYNTHETIC") {
+		t.Fatalf("search kept the body of the old token index:\n%s", after.raw)
 	}
 }
