@@ -38,7 +38,10 @@ func (c *bodyCache) put(version uint64, key string, e *encoded) {
 		if version < c.version {
 			return // a request that read an older model
 		}
-		c.version, c.m = version, make(map[string]*encoded, 64)
+		c.version, c.m = version, nil
+	}
+	if c.m == nil { // the first put, or the first of a version
+		c.m = make(map[string]*encoded, 64)
 	}
 	if _, ok := c.m[key]; ok || len(c.m) < bodyCacheEntries {
 		c.m[key] = e
@@ -55,15 +58,18 @@ type versioned interface {
 // encoding build() once when it is missing. dep is compared by identity
 // (nil when version says everything).
 func serveVersioned(w http.ResponseWriter, c *bodyCache, version uint64, dep any, key string, build func() any) error {
-	if e := c.get(version, dep, key); e != nil {
-		return writeBody(w, http.StatusOK, e.plain, e)
+	e := c.get(version, dep, key)
+	if e == nil {
+		b, first, err := encodeJSON(build())
+		if err != nil {
+			return err
+		}
+		e = newEncoded(b)
+		e.dep, e.nonFinite = dep, first
+		c.put(version, key, e)
 	}
-	b, err := encodeJSON(build())
-	if err != nil {
-		return err
+	if rw, ok := w.(*recorder); ok && e.nonFinite != "" {
+		rw.nonFinite = e.nonFinite
 	}
-	e := newEncoded(b)
-	e.dep = dep
-	c.put(version, key, e)
 	return writeBody(w, http.StatusOK, e.plain, e)
 }

@@ -92,11 +92,13 @@ type conditional struct {
 type encoded struct {
 	// dep is what the body was built from beyond the version (the token
 	// index of a search); a different dep is a miss.
-	dep    any
-	plain  []byte
-	etag   string
-	gzOnce sync.Once
-	gz     []byte
+	dep any
+	// nonFinite is the JSON path of its first NaN or ±Inf written as null.
+	nonFinite string
+	plain     []byte
+	etag      string
+	gzOnce    sync.Once
+	gz        []byte
 }
 
 func newEncoded(plain []byte) *encoded {

@@ -84,7 +84,7 @@ func TestCuratedGzipRatio(t *testing.T) {
 func TestVersionedBodiesMatchFreshEncoding(t *testing.T) {
 	h, _, _ := marketHarness(t)
 	cached := h.get(t, "/v1/assets/curated?list=all&variants=all")
-	fresh, err := encodeJSON(h.srv.curatedBody("all", "asset", true, false, "liquidity", false, 250, 0))
+	fresh, _, err := encodeJSON(h.srv.curatedBody("all", "asset", true, false, "liquidity", false, 250, 0))
 	if err != nil || cached.raw != string(fresh) {
 		t.Fatalf("cached body differs from a fresh encoding (%v)", err)
 	}
@@ -159,7 +159,7 @@ func TestTrendingEncodedPerVersion(t *testing.T) {
 	if again := h.get(t, "/v1/assets/trending"); again.raw != first.raw || first.header.Get("ETag") == "" {
 		t.Fatal("same version, different body")
 	}
-	fresh, err := encodeJSON(h.srv.trendingBody(h.srv.trending.Load(), "", MaxTrendingLimit, 0))
+	fresh, _, err := encodeJSON(h.srv.trendingBody(h.srv.trending.Load(), "", MaxTrendingLimit, 0))
 	if err != nil || string(fresh) != first.raw {
 		t.Fatal("cached trending body differs from a fresh encoding")
 	}

@@ -36,13 +36,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	return writeBody(w, status, buf.Bytes(), nil)
 }
 
-// encodeJSON returns v encoded exactly as writeJSON writes it.
-func encodeJSON(v any) ([]byte, error) {
+// encodeJSON returns v encoded exactly as writeJSON writes it, and the
+// JSON path of its first non-finite number ("" when none).
+func encodeJSON(v any) ([]byte, string, error) {
 	var buf bytes.Buffer
-	if _, err := encodeInto(&buf, v); err != nil {
-		return nil, err
+	first, err := encodeInto(&buf, v)
+	if err != nil {
+		return nil, "", err
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), first, nil
 }
 
 // encodeInto encodes v into buf. encoding/json refuses NaN and ±Inf: they
