@@ -8,6 +8,7 @@ require (
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/klauspost/compress v1.20.3
 	github.com/mmcdole/gofeed v1.4.2
 	github.com/mr-tron/base58 v1.3.0
 	github.com/peterbourgon/ff/v3 v3.4.0

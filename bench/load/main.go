@@ -14,6 +14,11 @@
 //
 // -paths FILE instead reads one path per line. Workers cycle through the
 // paths; every response body is read to the end.
+//
+// -rate N is open-loop mode: request i is scheduled at start + i/N and
+// its latency counts from that time, so a stalled server shows in the
+// percentiles instead of slowing the load down (-c bounds the requests
+// in flight; give it room, e.g. -c 256).
 package main
 
 import (
@@ -46,6 +51,9 @@ type config struct {
 	base, key, scenario, pathsFile string
 	conc                           int
 	dur                            time.Duration
+	// rate > 0 is open-loop mode: requests scheduled at rate per second,
+	// latency measured from the scheduled send time.
+	rate float64
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -57,11 +65,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&cfg.pathsFile, "paths", "", "file of request paths, one per line (overrides -scenario)")
 	fs.IntVar(&cfg.conc, "c", 16, "concurrent workers")
 	fs.DurationVar(&cfg.dur, "d", 10*time.Second, "how long to run")
+	fs.Float64Var(&cfg.rate, "rate", 0, "open loop: requests per second on a fixed schedule, latency from the scheduled send time (-c bounds the requests in flight)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if cfg.conc < 1 || cfg.dur <= 0 {
-		return errors.New("-c must be at least 1 and -d positive")
+	if cfg.conc < 1 || cfg.dur <= 0 || cfg.rate < 0 {
+		return errors.New("-c must be at least 1, -d positive and -rate not negative")
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
@@ -70,7 +79,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res := drive(ctx, client, cfg, paths)
+	drv := drive
+	if cfg.rate > 0 {
+		drv = driveOpen
+	}
+	res := drv(ctx, client, cfg, paths)
 	res.report(out, cfg, len(paths))
 	return nil
 }
@@ -159,12 +172,6 @@ func drive(ctx context.Context, client *http.Client, cfg config, paths []string)
 	ctx, cancel := context.WithTimeout(ctx, cfg.dur)
 	defer cancel()
 	var next atomic.Int64
-	type local struct {
-		lat    []time.Duration
-		codes  map[int]int
-		errors int
-		bytes  int64
-	}
 	locals := make([]local, cfg.conc)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -173,37 +180,101 @@ func drive(ctx context.Context, client *http.Client, cfg config, paths []string)
 			l := &locals[w]
 			l.codes = map[int]int{}
 			for ctx.Err() == nil {
-				p := paths[int(next.Add(1)-1)%len(paths)]
-				req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.base+p, nil)
-				if err != nil {
-					l.errors++
-					continue
-				}
-				req.Header.Set("X-Api-Key", cfg.key)
-				t0 := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
-					if ctx.Err() == nil {
-						l.errors++
-					}
-					continue
-				}
-				n, err := io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if err != nil {
-					if ctx.Err() == nil {
-						l.errors++
-					}
-					continue
-				}
-				l.lat = append(l.lat, time.Since(t0))
-				l.codes[resp.StatusCode]++
-				l.bytes += n
+				l.do(ctx, client, cfg, paths[int(next.Add(1)-1)%len(paths)], time.Time{})
 			}
 		})
 	}
 	wg.Wait()
-	r := result{elapsed: time.Since(start), codes: map[int]int{}}
+	return merge(locals, time.Since(start))
+}
+
+// local is one worker's observations.
+type local struct {
+	lat    []time.Duration
+	codes  map[int]int
+	errors int
+	bytes  int64
+}
+
+// do sends one GET of path; latency counts from scheduled (open loop) or
+// from the send (zero scheduled).
+func (l *local) do(ctx context.Context, client *http.Client, cfg config, path string, scheduled time.Time) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.base+path, nil)
+	if err != nil {
+		l.errors++
+		return
+	}
+	req.Header.Set("X-Api-Key", cfg.key)
+	t0 := time.Now()
+	if !scheduled.IsZero() {
+		t0 = scheduled
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() == nil {
+			l.errors++
+		}
+		return
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		if ctx.Err() == nil {
+			l.errors++
+		}
+		return
+	}
+	l.lat = append(l.lat, time.Since(t0))
+	l.codes[resp.StatusCode]++
+	l.bytes += n
+}
+
+// driveOpen schedules request i at start + i/rate and hands it to the
+// first free worker: a slow server delays the requests behind it, and
+// that delay counts in their latency (no coordinated omission). Requests
+// that cannot start because -c are in flight wait in the schedule.
+func driveOpen(ctx context.Context, client *http.Client, cfg config, paths []string) result {
+	ctx, cancel := context.WithTimeout(ctx, cfg.dur)
+	defer cancel()
+	sched := make(chan time.Time, 1<<16)
+	start := time.Now()
+	go func() {
+		defer close(sched)
+		interval := time.Duration(float64(time.Second) / cfg.rate)
+		for i := 0; ; i++ {
+			at := start.Add(time.Duration(i) * interval)
+			if d := time.Until(at); d > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(d):
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case sched <- at:
+			}
+		}
+	}()
+	locals := make([]local, cfg.conc)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range cfg.conc {
+		wg.Go(func() {
+			l := &locals[w]
+			l.codes = map[int]int{}
+			for at := range sched {
+				l.do(ctx, client, cfg, paths[int(next.Add(1)-1)%len(paths)], at)
+			}
+		})
+	}
+	wg.Wait()
+	return merge(locals, time.Since(start))
+}
+
+func merge(locals []local, elapsed time.Duration) result {
+	r := result{elapsed: elapsed, codes: map[int]int{}}
 	for _, l := range locals {
 		r.latencies = append(r.latencies, l.lat...)
 		for c, n := range l.codes {
@@ -229,8 +300,11 @@ func (r result) report(w io.Writer, cfg config, npaths int) {
 	n := len(r.latencies)
 	fmt.Fprintf(w, "scenario %s: %d paths, %d workers, %s\n", cmpStr(cfg.pathsFile, cfg.scenario), npaths, cfg.conc, r.elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "requests %d (%.0f/s), %.1f MB read, %d transport errors\n", n, float64(n)/r.elapsed.Seconds(), float64(r.bytes)/1e6, r.errors)
-	fmt.Fprintf(w, "latency p50 %s  p90 %s  p99 %s  max %s\n", percentile(r.latencies, 50), percentile(r.latencies, 90),
-		percentile(r.latencies, 99), percentile(r.latencies, 100))
+	if cfg.rate > 0 {
+		fmt.Fprintf(w, "open loop at %.0f/s: latency from the scheduled send time\n", cfg.rate)
+	}
+	fmt.Fprintf(w, "latency p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n", percentile(r.latencies, 50), percentile(r.latencies, 90),
+		percentile(r.latencies, 99), percentile(r.latencies, 99.9), percentile(r.latencies, 100))
 	codes := make([]int, 0, len(r.codes))
 	for c := range r.codes {
 		codes = append(codes, c)

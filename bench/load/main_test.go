@@ -77,3 +77,30 @@ func TestRunAgainstServer(t *testing.T) {
 		t.Error("unknown scenario accepted")
 	}
 }
+
+// Open loop: requests follow the schedule, the report says so.
+func TestRunOpenLoop(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/assets/curated" {
+			w.Write([]byte(`{"assets":[{"assetId":"usd","symbol":"USD"}]}`))
+			return
+		}
+		hits.Add(1)
+		w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-url", srv.URL, "-key", "k", "-c", "4", "-d", "300ms", "-rate", "100"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	// At 100/s for 300 ms the schedule holds at most 31 sends.
+	if n := hits.Load(); n == 0 || n > 31 {
+		t.Fatalf("%d requests sent on a 100/s schedule over 300 ms", n)
+	}
+	for _, want := range []string{"open loop at 100/s", "p99.9", "status 200:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}

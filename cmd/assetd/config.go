@@ -141,6 +141,7 @@ type serveConfig struct {
 	execution      executionFlags
 	// allowedDuplicates is the curator allow-list file ("" for none).
 	allowedDuplicates string
+	http              httpFlags
 }
 
 func validAddr(flagName, addr string) error {
@@ -175,4 +176,42 @@ func parseQuota(s string) (int64, error) {
 		return 0, fmt.Errorf("quota %q must be N/month, e.g. 1000000/month", s)
 	}
 	return q, nil
+}
+
+// httpFlags tune the read path's HTTP behaviour (docs/http.md).
+type httpFlags struct {
+	corsOrigins string
+	accessLog   string
+}
+
+func addHTTPFlags(fs *flag.FlagSet, hf *httpFlags) {
+	fs.StringVar(&hf.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed cross-origin, * for any; empty turns CORS off")
+	fs.StringVar(&hf.accessLog, "access-log", httpapi.AccessLogSampled, "access log: off, sampled (errors, slow requests and 1 in 100 others) or all")
+}
+
+func (hf httpFlags) validate() error {
+	switch hf.accessLog {
+	case httpapi.AccessLogOff, httpapi.AccessLogSampled, httpapi.AccessLogAll:
+	default:
+		return fmt.Errorf("--access-log must be off, sampled or all, not %q", hf.accessLog)
+	}
+	for _, o := range hf.origins() {
+		if o == "*" {
+			continue
+		}
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return fmt.Errorf("--cors-origins: %q is not an origin like https://app.example", o)
+		}
+	}
+	return nil
+}
+
+func (hf httpFlags) origins() []string {
+	var out []string
+	for _, o := range strings.Split(hf.corsOrigins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
 }

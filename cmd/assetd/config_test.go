@@ -166,3 +166,18 @@ func TestStoreCommandsReadOnlyStoreFlagsFromEnv(t *testing.T) {
 		t.Fatalf("keys limits took ASSETD_QUOTA: %q", list)
 	}
 }
+
+// The HTTP flags (--cors-origins, --access-log) read their ASSETD_*
+// variables like every serve flag, and a bad access-log mode is refused.
+func TestHTTPFlagsFromEnvironment(t *testing.T) {
+	t.Setenv("ASSETD_CORS_ORIGINS", "https://a.example, *")
+	t.Setenv("ASSETD_ACCESS_LOG", "all")
+	cfg, err := quietCLI().parseServe(nil)
+	if err != nil || cfg.http.accessLog != "all" || len(cfg.http.origins()) != 2 {
+		t.Fatalf("env config: access log %q, origins %v, %v", cfg.http.accessLog, cfg.http.origins(), err)
+	}
+	t.Setenv("ASSETD_ACCESS_LOG", "verbose")
+	if _, err := quietCLI().parseServe(nil); err == nil {
+		t.Fatal("ASSETD_ACCESS_LOG=verbose accepted")
+	}
+}

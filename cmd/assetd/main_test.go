@@ -287,6 +287,9 @@ func TestServeConfigValidation(t *testing.T) {
 		{"--rate-limit", "0/1s"},
 		{"--quota", "-1/month"},
 		{"--admin-addr", "::"},
+		{"--access-log", "some"},
+		{"--cors-origins", "wallet.example"},
+		{"--cors-origins", "https://a.example/path"},
 		{"extra-arg"},
 	}
 	for _, args := range cases {

@@ -75,6 +75,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.Var(&cfg.news.social, "social-feed", "public social account or hashtag RSS/Atom feed URL, repeatable or a comma list; default none")
 	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for in-flight requests")
 	addExecutionFlags(fs, &cfg.execution)
+	addHTTPFlags(fs, &cfg.http)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes")
 	if err := c.parse(fs, args, true); err != nil {
 		return cfg, err
@@ -99,6 +100,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 		if err := validAddr("--admin-addr", cfg.adminAddr); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := cfg.http.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if _, _, err := parseRate(cfg.rate); err != nil {
 		errs = append(errs, fmt.Errorf("--rate-limit: %w", err))
@@ -315,9 +319,10 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
-		Readiness:  newReadiness(st, cat, mp, cfg.readyMinCoverage),
-		TokenLists: &tokenlist.Exporter{Store: st, Now: time.Now},
-		Dashboard:  dashboardFactory(log, st, router, listSvc, listViews),
+		Readiness:   newReadiness(st, cat, mp, cfg.readyMinCoverage),
+		TokenLists:  &tokenlist.Exporter{Store: st, Now: time.Now},
+		Dashboard:   dashboardFactory(log, st, router, listSvc, listViews),
+		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
 	})
 
 	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,

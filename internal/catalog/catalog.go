@@ -24,6 +24,7 @@ type Catalog struct {
 	advice  atomic.Pointer[AdvisoryFunc]
 	canon   atomic.Pointer[CanonicalReader]
 	tokens  atomic.Pointer[func() *tokenindex.Index]
+	gen     atomic.Uint64 // last model version
 }
 
 // SetCanonical sets where the model reads canonical (asset-level) market
@@ -88,6 +89,7 @@ func (c *Catalog) Rebuild() {
 	defer c.mu.Unlock()
 	start := time.Now()
 	m := build(c.snap.Load(), c.markets, c.canonical(), c.now(), c.advisory)
+	m.version = c.gen.Add(1)
 	c.cur.Store(m)
 	if c.log != nil {
 		c.log.Debug("catalog model rebuilt", "assets", len(m.assets), "took", time.Since(start))
@@ -110,3 +112,12 @@ func (c *Catalog) Run(ctx context.Context, interval time.Duration) {
 }
 
 func (c *Catalog) model() *model { return c.cur.Load() }
+
+// Version identifies the model currently served: it changes on every
+// rebuild, so anything derived from one version (an encoded response)
+// stays valid while Version returns the same number.
+func (c *Catalog) Version() uint64 { return c.model().version }
+
+// TokenIndex is the token index search reads beside the model (nil: none);
+// it reloads on its own, so it is part of what a search result depends on.
+func (c *Catalog) TokenIndex() *tokenindex.Index { return c.tokenIndex() }

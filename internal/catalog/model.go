@@ -110,6 +110,8 @@ type curatedModel struct {
 
 // model is one immutable read model.
 type model struct {
+	// version numbers the models of one catalog, increasing per rebuild.
+	version uint64
 	snap    *registry.Snapshot
 	assets  []assetModel
 	byID    map[string]int

@@ -76,6 +76,7 @@ type trendingScore struct {
 
 // trendingView is one computed trending set with its row metadata.
 type trendingView struct {
+	seq            uint64 // numbers the sets of one server, from 1
 	asOf           *int64
 	scoringVersion string
 	rows           []trendingRow
@@ -101,7 +102,7 @@ func (s *Server) RefreshTrending(now time.Time) int {
 			return len(cur.rows)
 		}
 	}
-	v := &trendingView{scoringVersion: set.ScoringVersion, rows: make([]trendingRow, 0, len(set.Rows))}
+	v := &trendingView{seq: s.trendSeq.Add(1), scoringVersion: set.ScoringVersion, rows: make([]trendingRow, 0, len(set.Rows))}
 	asOf := set.AsOf
 	v.asOf = &asOf
 	for _, r := range set.Rows {
@@ -150,6 +151,20 @@ func (s *Server) trendingList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	v := s.trending.Load()
+	build := func() any { return s.trendingBody(v, category, limit, offset) }
+	av, ok := s.d.Advisories.(versioned)
+	if !ok || v == nil {
+		return writeJSON(w, http.StatusOK, build())
+	}
+	// Encoded once per trending set and advisory index version.
+	key := category + "\x00" + strconv.Itoa(limit) + "\x00" + strconv.Itoa(offset)
+	return serveVersioned(w, &s.trendBodies, v.seq<<32|av.Version()&0xffffffff, nil, key, build)
+}
+
+// trendingBody is the trending response of one normalised request over v
+// (nil: no set yet).
+func (s *Server) trendingBody(v *trendingView, category string, limit, offset int) any {
 	type meta struct {
 		Limit          int    `json:"limit"`
 		Offset         int    `json:"offset"`
@@ -161,7 +176,7 @@ func (s *Server) trendingList(w http.ResponseWriter, r *http.Request) error {
 		Trending []trendingRow `json:"trending"`
 		Meta     meta          `json:"meta"`
 	}{Trending: []trendingRow{}, Meta: meta{Limit: limit, Offset: offset, ScoringVersion: analytics.ScoringVersion}}
-	if v := s.trending.Load(); v != nil && category != "stablecoin" {
+	if v != nil && category != "stablecoin" {
 		body.Meta.AsOf, body.Meta.ScoringVersion = v.asOf, v.scoringVersion
 		// Advisories are read now: a mint flagged blocked or compromised
 		// since the last run is hidden at once; the others are annotated.
@@ -184,7 +199,7 @@ func (s *Server) trendingList(w http.ResponseWriter, r *http.Request) error {
 	} else if v != nil {
 		body.Meta.AsOf, body.Meta.ScoringVersion = v.asOf, v.scoringVersion
 	}
-	return writeJSON(w, http.StatusOK, body)
+	return body
 }
 
 var intervalNames = func() []string {

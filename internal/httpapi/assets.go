@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -216,10 +217,7 @@ func writeDetail(w http.ResponseWriter, assetJSON []byte, body detailBody) error
 		buf.Write(b)
 	}
 	buf.WriteString("}\n")
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(buf.Bytes())
-	return err
+	return writeBody(w, http.StatusOK, buf.Bytes(), nil)
 }
 
 func int64Param(s, name string, def int64) (int64, error) {
@@ -337,12 +335,20 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if category != nil {
 		o.Category = *category
 	}
-	return writeJSON(w, http.StatusOK, struct {
-		Query                  string        `json:"query"`
-		Category               *string       `json:"category"`
-		PrimaryVariantStrategy string        `json:"primaryVariantStrategy"`
-		Results                []catalog.Row `json:"results"`
-	}{query, category, strategy, s.d.Catalog.Search(o)})
+	key := "search\x00" + query + "\x00" + o.Category + "\x00" + strategy + "\x00" + strconv.Itoa(limit) + "\x00" + strconv.FormatBool(variants)
+	// Search also reads the token index, which reloads on its own.
+	var dep any
+	if x := s.d.Catalog.TokenIndex(); x != nil {
+		dep = x
+	}
+	return serveVersioned(w, &s.bodies, s.d.Catalog.Version(), dep, key, func() any {
+		return struct {
+			Query                  string        `json:"query"`
+			Category               *string       `json:"category"`
+			PrimaryVariantStrategy string        `json:"primaryVariantStrategy"`
+			Results                []catalog.Row `json:"results"`
+		}{query, category, strategy, s.d.Catalog.Search(o)}
+	})
 }
 
 // curatedListAliases are legacy list ids accepted for compatibility.
@@ -395,6 +401,18 @@ func (s *Server) curated(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	key := "curated\x00" + list + "\x00" + groupBy + "\x00" + strconv.FormatBool(variants) + "\x00" + strconv.FormatBool(modeAll) +
+		"\x00" + strategy
+	if paged {
+		key += "\x00" + strconv.Itoa(limit) + "\x00" + strconv.Itoa(offset)
+	}
+	return serveVersioned(w, &s.bodies, s.d.Catalog.Version(), nil, key, func() any {
+		return s.curatedBody(list, groupBy, variants, modeAll, strategy, paged, limit, offset)
+	})
+}
+
+// curatedBody is the curated response of one normalised request.
+func (s *Server) curatedBody(list, groupBy string, variants, modeAll bool, strategy string, paged bool, limit, offset int) any {
 	rows, _ := s.d.Catalog.Curated(catalog.CuratedOptions{List: list, ByMint: groupBy == "mint", VariantsAll: variants && groupBy == "asset",
 		AllVariants: modeAll, Strategy: strategy})
 	body := struct {
@@ -414,5 +432,5 @@ func (s *Server) curated(w http.ResponseWriter, r *http.Request) error {
 		}
 		body.Pagination = p
 	}
-	return writeJSON(w, http.StatusOK, body)
+	return body
 }

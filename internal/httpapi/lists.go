@@ -24,6 +24,7 @@ type AdvisoryLookup interface {
 type noAdvisories struct{}
 
 func (noAdvisories) Get(string) *asset.Advisory { return nil }
+func (noAdvisories) Version() uint64            { return 0 }
 
 // ListsConfig tunes the v2 list endpoints.
 type ListsConfig struct {

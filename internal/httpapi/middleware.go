@@ -26,6 +26,10 @@ type recorder struct {
 	// nonFinite is the JSON path of the first NaN or ±Inf writeJSON
 	// wrote as null ("" when none).
 	nonFinite string
+	// cond is set by wrap on cacheable GETs (body.go); gz caches the
+	// gzip form of their large bodies.
+	cond conditional
+	gz   *gzipCache
 }
 
 func (rw *recorder) WriteHeader(code int) {
@@ -91,8 +95,11 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 		if !safeRequestID(id) {
 			id = ids.next()
 		}
-		w.Header().Set("X-Request-Id", id)
+		// One allocation holds the request's state, its recorder and the
+		// x-request-id header value.
 		ri := &reqInfo{id: id}
+		ri.idHdr[0] = id
+		w.Header()["X-Request-Id"] = ri.idHdr[:1:1]
 		next.ServeHTTP(w, r.WithContext(contextWith(r.Context(), ri)))
 	})
 }
@@ -128,7 +135,11 @@ func (s *Server) withInstrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		s.d.Metrics.InFlight.Inc()
-		rw := &recorder{ResponseWriter: w}
+		rw := &recorder{}
+		if ri := info(r.Context()); ri != nil {
+			rw = &ri.rec
+		}
+		rw.ResponseWriter = w
 		defer func() {
 			s.d.Metrics.InFlight.Dec()
 			route := r.Pattern
@@ -142,6 +153,15 @@ func (s *Server) withInstrument(next http.Handler) http.Handler {
 			d := time.Since(start)
 			s.routeMetrics(route).observe(status, d)
 			ri := info(r.Context())
+			if rw.nonFinite != "" {
+				if _, seen := s.nonFinite.LoadOrStore(route+" "+rw.nonFinite, struct{}{}); !seen {
+					s.d.Log.WarnContext(r.Context(), "non-finite number written as null (logged once per route and field)",
+						"request_id", ri.id, "route", route, "field", rw.nonFinite)
+				}
+			}
+			if !s.accessLogged(status, d) {
+				return
+			}
 			keyID := ""
 			if ri.key != nil {
 				keyID = ri.key.ID
@@ -149,15 +169,37 @@ func (s *Server) withInstrument(next http.Handler) http.Handler {
 			s.d.Log.LogAttrs(r.Context(), accessLevel(status), "request",
 				slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("route", route),
 				slog.String("path", r.URL.Path), slog.Int("status", status), slog.Duration("dur", d), slog.String("key", keyID))
-			if rw.nonFinite != "" {
-				if _, seen := s.nonFinite.LoadOrStore(route+" "+rw.nonFinite, struct{}{}); !seen {
-					s.d.Log.WarnContext(r.Context(), "non-finite number written as null (logged once per route and field)",
-						"request_id", ri.id, "route", route, "field", rw.nonFinite)
-				}
-			}
 		}()
 		next.ServeHTTP(rw, r)
 	})
+}
+
+// Access log modes (--access-log).
+const (
+	AccessLogOff     = "off"
+	AccessLogSampled = "sampled"
+	AccessLogAll     = "all"
+	// DefaultAccessLogSample: one in 100 ordinary requests is logged.
+	DefaultAccessLogSample = 100
+	// DefaultAccessLogSlow: requests this slow are always logged.
+	DefaultAccessLogSlow = 500 * time.Millisecond
+)
+
+// accessLogged decides whether a finished request gets an access-log
+// line: all of them, none, or (sampled) every server error, every
+// refusal other than 429, every request slower than AccessLogSlow and
+// one in AccessLogSample of the rest.
+func (s *Server) accessLogged(status int, d time.Duration) bool {
+	switch s.d.AccessLog {
+	case AccessLogAll:
+		return true
+	case AccessLogOff:
+		return false
+	}
+	if status >= 500 || (status >= 400 && status != http.StatusTooManyRequests) || d >= s.d.AccessLogSlow {
+		return true
+	}
+	return (s.logged.Add(1)-1)%s.d.AccessLogSample == 0
 }
 
 // dispatch serves the mux and turns its unmatched 404/405 into envelopes.
@@ -200,10 +242,12 @@ func (s *Server) wrap(rt route) http.Handler {
 		if err := s.authorize(w, r, rt); err != nil {
 			writeError(w, r, s.d.Log, err)
 		} else {
-			if rt.cache != "" {
-				w.Header().Set("Cache-Control", rt.cache)
-			} else {
-				w.Header().Set("Cache-Control", noStore)
+			// A shared value slice: Header.Set and Add replace it, never
+			// write into it.
+			w.Header()["Cache-Control"] = rt.cacheHdr
+			if rw, ok := w.(*recorder); ok && rt.conditional() && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+				rw.cond = conditional{on: true, ifNoneMatch: r.Header.Get("If-None-Match"), gzip: acceptsGzip(r.Header.Get("Accept-Encoding"))}
+				rw.gz = &s.gz
 			}
 			if err := rt.handler(w, r); err != nil {
 				writeError(w, r, s.d.Log, err)
@@ -253,9 +297,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, rt route) err
 	}
 	h := w.Header()
 	if p.Requests > 0 {
-		h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
-		h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
-		h.Set("RateLimit-Reset", strconv.FormatInt(ceilSeconds(d.Reset), 10))
+		setRateLimitHeaders(h, d.Limit, d.Remaining, ceilSeconds(d.Reset))
 	}
 	if !d.Allowed {
 		s.d.Metrics.Limiter.WithLabelValues(d.Reason).Inc()
@@ -281,6 +323,22 @@ func (s *Server) policy(k *apikey.Key) ratelimit.Policy {
 		p.QuotaPerMonth = k.Limits.QuotaPerMonth
 	}
 	return p
+}
+
+// setRateLimitHeaders sets RateLimit-Limit, -Remaining and -Reset with
+// one allocation for the three values (keys in canonical form, as sent).
+func setRateLimitHeaders(h http.Header, limit, remaining int, reset int64) {
+	var buf [64]byte
+	b := strconv.AppendInt(buf[:0], int64(limit), 10)
+	i := len(b)
+	b = strconv.AppendInt(b, int64(remaining), 10)
+	j := len(b)
+	b = strconv.AppendInt(b, reset, 10)
+	vals := [3]string{}
+	all := string(b)
+	vals[0], vals[1], vals[2] = all[:i], all[i:j], all[j:]
+	v := vals[:]
+	h["Ratelimit-Limit"], h["Ratelimit-Remaining"], h["Ratelimit-Reset"] = v[0:1:1], v[1:2:2], v[2:3:3]
 }
 
 func ceilSeconds(d time.Duration) int64 {

@@ -26,28 +26,40 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer bufPool.Put(buf)
+	first, err := encodeInto(buf, v)
+	if err != nil {
+		return err
+	}
+	if rw, ok := w.(*recorder); ok && first != "" {
+		rw.nonFinite = first
+	}
+	return writeBody(w, status, buf.Bytes(), nil)
+}
+
+// encodeJSON returns v encoded exactly as writeJSON writes it, and the
+// JSON path of its first non-finite number ("" when none).
+func encodeJSON(v any) ([]byte, string, error) {
+	var buf bytes.Buffer
+	first, err := encodeInto(&buf, v)
+	if err != nil {
+		return nil, "", err
+	}
+	return buf.Bytes(), first, nil
+}
+
+// encodeInto encodes v into buf. encoding/json refuses NaN and ±Inf: they
+// are written as null (slow path, never taken by a finite body) and first
+// is the JSON path of the first one, for the request log.
+func encodeInto(buf *bytes.Buffer, v any) (first string, err error) {
 	if err := json.NewEncoder(buf).Encode(v); err != nil {
-		// encoding/json refuses NaN and ±Inf: write them as null (slow
-		// path, never taken by a finite body) and let the request log
-		// say where.
 		var uv *json.UnsupportedValueError
 		if !errors.As(err, &uv) {
-			return fmt.Errorf("encode response: %w", err)
+			return "", fmt.Errorf("encode response: %w", err)
 		}
 		buf.Reset()
-		first, err := encodeFinite(buf, v)
-		if err != nil {
-			return err
-		}
-		if rw, ok := w.(*recorder); ok {
-			rw.nonFinite = first
-		}
+		return encodeFinite(buf, v)
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, err := w.Write(buf.Bytes())
-	return err
+	return "", nil
 }
 
 type envelope struct {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/assetd/assetd/internal/apikey"
 )
@@ -24,7 +25,15 @@ type route struct {
 	auth    authMode
 	scopes  []string // any one suffices
 	cache   string   // Cache-Control of a success; errors are no-store
-	handler handlerFunc
+	// cacheHdr is cache as a header value, built once (build).
+	cacheHdr []string
+	handler  handlerFunc
+}
+
+// conditional says successes of the route carry an ETag, answer
+// If-None-Match and may be compressed: every cacheable GET.
+func (rt route) conditional() bool {
+	return rt.cache != "" && rt.cache != noStore && strings.HasPrefix(rt.pattern, "GET ")
 }
 
 // Scopes follow the spec: `assets:read` unless stated. Only the

@@ -102,6 +102,16 @@ type Deps struct {
 	// IncludeDeadline bounds the include blocks of one asset detail call
 	// (default DefaultIncludeDeadline).
 	IncludeDeadline time.Duration
+	// CORSOrigins are the browser origins allowed cross-origin ("*": any;
+	// empty: CORS off).
+	CORSOrigins []string
+	// AccessLog is AccessLogOff, AccessLogSampled (default) or AccessLogAll;
+	// AccessLogSample logs one in that many ordinary requests when sampled
+	// (default DefaultAccessLogSample); AccessLogSlow is the duration from
+	// which a request is always logged (default DefaultAccessLogSlow).
+	AccessLog       string
+	AccessLogSample uint64
+	AccessLogSlow   time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -122,6 +132,16 @@ type Server struct {
 	nonFinite sync.Map
 	// dash is the /dashboard handler (Deps.Dashboard).
 	dash http.Handler
+	// logged counts the ordinary requests seen by the sampled access log.
+	logged atomic.Uint64
+	// gz keeps gzip forms of large bodies by ETag; bodies caches encoded
+	// read-model responses per catalog version (body.go, bodies.go).
+	gz     gzipCache
+	bodies bodyCache
+	// trendBodies caches trending responses per (trending set, advisory
+	// index) version; trendSeq numbers the trending sets.
+	trendBodies bodyCache
+	trendSeq    atomic.Uint64
 }
 
 // New builds the server and its route table.
@@ -134,6 +154,15 @@ func New(d Deps) *Server {
 	}
 	if d.IncludeDeadline <= 0 {
 		d.IncludeDeadline = DefaultIncludeDeadline
+	}
+	if d.AccessLog == "" {
+		d.AccessLog = AccessLogSampled
+	}
+	if d.AccessLogSample == 0 {
+		d.AccessLogSample = DefaultAccessLogSample
+	}
+	if d.AccessLogSlow <= 0 {
+		d.AccessLogSlow = DefaultAccessLogSlow
 	}
 	if d.Canonical == nil {
 		d.Canonical = noCanonical{}
@@ -170,9 +199,13 @@ func (s *Server) Handler() http.Handler { return s.handler }
 func (s *Server) build(extra []route) http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range append(s.routes(), extra...) {
+		if rt.cache == "" {
+			rt.cache = noStore
+		}
+		rt.cacheHdr = []string{rt.cache}
 		mux.Handle(rt.pattern, s.wrap(rt))
 	}
-	return s.withSimulated(s.withRequestID(s.withRecover(s.withInstrument(s.dispatch(mux)))))
+	return s.withSimulated(s.withRequestID(s.withRecover(s.withInstrument(s.withCORS(s.dispatch(mux))))))
 }
 
 // ServeHTTP implements http.Handler.
@@ -185,6 +218,8 @@ type reqInfo struct {
 	key *apikey.Key
 	// charged: the limiter counted the request (usage.Record.Charged).
 	charged bool
+	rec     recorder  // the response recorder of withInstrument
+	idHdr   [1]string // the x-request-id header value
 }
 
 type ctxKey struct{}

@@ -14,6 +14,7 @@ type AdvisoryIndex struct {
 	store  AdvisoryStore
 	cur    atomic.Pointer[map[string]*asset.Advisory]
 	loaded atomic.Bool
+	gen    atomic.Uint64
 }
 
 // NewAdvisoryIndex returns an empty index over store; call Reload.
@@ -36,6 +37,7 @@ func (x *AdvisoryIndex) Reload(ctx context.Context) error {
 		m[mint] = &a
 	}
 	x.cur.Store(&m)
+	x.gen.Add(1)
 	x.loaded.Store(true)
 	return nil
 }
@@ -48,6 +50,10 @@ func (x *AdvisoryIndex) Loaded() bool { return x.loaded.Load() }
 // Get returns the advisory of mint, or nil when it is not flagged. The
 // value is shared: read-only.
 func (x *AdvisoryIndex) Get(mint string) *asset.Advisory { return (*x.cur.Load())[mint] }
+
+// Version changes whenever Reload swaps the index in, so anything derived
+// from the advisories (an encoded response) stays valid while it holds.
+func (x *AdvisoryIndex) Version() uint64 { return x.gen.Load() }
 
 // Len is the number of flagged mints.
 func (x *AdvisoryIndex) Len() int { return len(*x.cur.Load()) }

@@ -1,0 +1,170 @@
+// Command static is the Go ceiling of bench/compare.sh: it captures
+// assetd's response bytes for the compared endpoints, then serves them
+// from memory with Content-Length, the least a Go net/http server can do.
+//
+//	go run ./bench/static -capture DIR -url http://127.0.0.1:8080 -key "$KEY"
+//	go run ./bench/static -serve DIR -addr 127.0.0.1:0
+//
+// -capture writes DIR/<name>.json (the plain body assetd answered) and
+// DIR/endpoints.tsv (name, method, assetd path, request body file) for
+// detail, curated majors, curated all, search, trending and
+// market-snapshots (a POST of up to 50 curated mints). -serve answers GET
+// /<name> with those bytes and prints its address.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "static:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("static", flag.ContinueOnError)
+	capture := fs.String("capture", "", "directory to capture assetd's bodies into")
+	serve := fs.String("serve", "", "directory of captured bodies to serve")
+	base := fs.String("url", "http://127.0.0.1:8080", "assetd base URL (-capture)")
+	key := fs.String("key", "", "API key with assets:read (-capture)")
+	addr := fs.String("addr", "127.0.0.1:0", "listen address (-serve)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case *capture != "":
+		return captureBodies(*capture, strings.TrimRight(*base, "/"), *key)
+	case *serve != "":
+		return serveBodies(*serve, *addr)
+	}
+	return errors.New("give -capture DIR or -serve DIR")
+}
+
+type endpoint struct{ name, method, path, body string }
+
+func captureBodies(dir, base, key string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	c := &http.Client{Timeout: 30 * time.Second}
+	get := func(method, path string, body []byte) ([]byte, error) {
+		req, err := http.NewRequestWithContext(context.Background(), method, base+path, bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("X-Api-Key", key)
+		req.Header.Set("Accept-Encoding", "identity")
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, b)
+		}
+		return b, err
+	}
+	all, err := get("GET", "/v1/assets/curated?list=all", nil)
+	if err != nil {
+		return err
+	}
+	var cur struct {
+		Assets []struct {
+			AssetID string `json:"assetId"`
+			Symbol  string `json:"symbol"`
+			Primary *struct {
+				Mint string `json:"mint"`
+			} `json:"primaryVariant"`
+		} `json:"assets"`
+	}
+	if err := json.Unmarshal(all, &cur); err != nil || len(cur.Assets) == 0 {
+		return fmt.Errorf("curated list: %v (%d assets)", err, len(cur.Assets))
+	}
+	var mints []string
+	for _, a := range cur.Assets {
+		if a.Primary != nil && a.Primary.Mint != "" && len(mints) < 50 {
+			mints = append(mints, a.Primary.Mint)
+		}
+	}
+	snapBody, _ := json.Marshal(map[string]any{"mints": mints})
+	if err := os.WriteFile(filepath.Join(dir, "snapshots.body"), snapBody, 0o644); err != nil {
+		return err
+	}
+	eps := []endpoint{
+		{"detail", "GET", "/v1/assets/" + cur.Assets[0].AssetID, ""},
+		{"curated-majors", "GET", "/v1/assets/curated?list=majors", ""},
+		{"curated-all", "GET", "/v1/assets/curated?list=all", ""},
+		{"search", "GET", "/v1/assets/search?q=" + strings.ToLower(cur.Assets[0].Symbol), ""},
+		{"trending", "GET", "/v1/assets/trending", ""},
+		{"market-snapshots", "POST", "/v1/assets/market-snapshots", "snapshots.body"},
+	}
+	var tsv strings.Builder
+	for _, e := range eps {
+		var body []byte
+		if e.body != "" {
+			body = snapBody
+		}
+		b, err := get(e.method, e.path, body)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.name+".json"), b, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(&tsv, "%s\t%s\t%s\t%s\n", e.name, e.method, e.path, cmp(e.body, "-"))
+		fmt.Printf("%-17s %7d bytes  %s %s\n", e.name, len(b), e.method, e.path)
+	}
+	return os.WriteFile(filepath.Join(dir, "endpoints.tsv"), []byte(tsv.String()), 0o644)
+}
+
+func cmp(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func serveBodies(dir, addr string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("no captured bodies in %s", dir)
+	}
+	mux := http.NewServeMux()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		ct, cl := []string{"application/json"}, []string{strconv.Itoa(len(b))}
+		mux.HandleFunc("/"+strings.TrimSuffix(filepath.Base(f), ".json"), func(w http.ResponseWriter, _ *http.Request) {
+			h := w.Header()
+			h["Content-Type"], h["Content-Length"] = ct, cl
+			_, _ = w.Write(b)
+		})
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Println(ln.Addr().String())
+	return http.Serve(ln, mux)
+}

@@ -1,0 +1,193 @@
+package httpapi
+
+import (
+	"bytes"
+	"hash/crc64"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// Conditional and compressed responses (docs/http.md). Every 200 of a
+// cacheable GET carries a strong ETag (a CRC-64 of the exact plain bytes:
+// the same model version and normalised parameters give the same bytes,
+// so the same tag), answers a matching If-None-Match with 304 and no
+// body, and is gzipped when the client accepts it and the body is at
+// least gzipMinBytes. Bodies are written with Content-Length in one call.
+
+const (
+	// gzipMinBytes: smaller bodies are sent plain (a frame or two either way).
+	gzipMinBytes = 1024
+	// gzipCacheMinBytes: the gzip form of a body at least this large is
+	// kept beside its ETag, so it is compressed once per distinct body.
+	gzipCacheMinBytes = 8 << 10
+	// gzipCacheEntries bounds that cache; it is emptied when full.
+	gzipCacheEntries = 512
+)
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+// strongETag is the quoted CRC-64 of body.
+func strongETag(body []byte) string {
+	var b [18]byte
+	b[0] = '"'
+	sum := crc64.Checksum(body, crcTable)
+	const hexd = "0123456789abcdef"
+	for i := 0; i < 16; i++ {
+		b[16-i] = hexd[sum&0xf]
+		sum >>= 4
+	}
+	b[17] = '"'
+	return string(b[:])
+}
+
+// etagMatches reports whether an If-None-Match value names etag (weak
+// comparison, as RFC 9110 requires for If-None-Match) or is "*".
+func etagMatches(inm, etag string) bool {
+	for inm != "" {
+		var t string
+		t, inm, _ = strings.Cut(inm, ",")
+		t = strings.TrimSpace(t)
+		t = strings.TrimPrefix(t, "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsGzip reports whether Accept-Encoding allows gzip (q > 0).
+func acceptsGzip(ae string) bool {
+	for ae != "" {
+		var t string
+		t, ae, _ = strings.Cut(ae, ",")
+		name, params, _ := strings.Cut(t, ";")
+		name = strings.TrimSpace(name)
+		if !strings.EqualFold(name, "gzip") && name != "*" {
+			continue
+		}
+		params = strings.TrimSpace(params)
+		if q, ok := strings.CutPrefix(params, "q="); ok {
+			if f, err := strconv.ParseFloat(strings.TrimSpace(q), 64); err == nil && f == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// conditional is what a cacheable GET asked for, captured by wrap.
+type conditional struct {
+	on          bool
+	ifNoneMatch string
+	gzip        bool
+}
+
+// encoded is one response body encoded once: its plain bytes, strong
+// ETag and (for large bodies) gzip form, computed on first need.
+type encoded struct {
+	// dep is what the body was built from beyond the version (the token
+	// index of a search); a different dep is a miss.
+	dep any
+	// nonFinite is the JSON path of its first NaN or ±Inf written as null.
+	nonFinite string
+	plain     []byte
+	etag      string
+	gzOnce    sync.Once
+	gz        []byte
+}
+
+func newEncoded(plain []byte) *encoded {
+	return &encoded{plain: plain, etag: strongETag(plain)}
+}
+
+func (e *encoded) gzipped() []byte {
+	e.gzOnce.Do(func() { e.gz = gzipBytes(e.plain) })
+	return e.gz
+}
+
+var gzPool = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression)
+	return zw
+}}
+
+func gzipBytes(p []byte) []byte {
+	var out bytes.Buffer
+	out.Grow(len(p)/4 + 64)
+	zw := gzPool.Get().(*gzip.Writer)
+	zw.Reset(&out)
+	_, _ = zw.Write(p)
+	_ = zw.Close()
+	gzPool.Put(zw)
+	return out.Bytes()
+}
+
+// gzipCache keeps the gzip form of large unversioned bodies by ETag.
+type gzipCache struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (c *gzipCache) get(etag string, plain []byte) []byte {
+	c.mu.Lock()
+	gz, ok := c.m[etag]
+	c.mu.Unlock()
+	if ok {
+		return gz
+	}
+	gz = gzipBytes(plain)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= gzipCacheEntries {
+		c.m = make(map[string][]byte, 64)
+	}
+	c.m[etag] = gz
+	c.mu.Unlock()
+	return gz
+}
+
+// writeBody writes a JSON body with Content-Length in one call; on a 200
+// of a cacheable GET it adds the ETag, answers If-None-Match and
+// compresses. enc, when not nil, holds body's precomputed ETag and gzip form.
+func writeBody(w http.ResponseWriter, status int, body []byte, enc *encoded) error {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	rw, _ := w.(*recorder)
+	if rw == nil || !rw.cond.on || status != http.StatusOK {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(status)
+		_, err := w.Write(body)
+		return err
+	}
+	etag := ""
+	if enc != nil {
+		etag = enc.etag
+	} else {
+		etag = strongETag(body)
+	}
+	h.Set("ETag", etag)
+	h.Add("Vary", "Accept-Encoding")
+	if rw.cond.ifNoneMatch != "" && etagMatches(rw.cond.ifNoneMatch, etag) {
+		h.Del("Content-Type")
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	if rw.cond.gzip && len(body) >= gzipMinBytes {
+		switch {
+		case enc != nil:
+			body = enc.gzipped()
+		case len(body) >= gzipCacheMinBytes && rw.gz != nil:
+			body = rw.gz.get(etag, body)
+		default:
+			body = gzipBytes(body)
+		}
+		h.Set("Content-Encoding", "gzip")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, err := w.Write(body)
+	return err
+}
