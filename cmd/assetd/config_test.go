@@ -12,11 +12,13 @@ import (
 )
 
 // TestMain clears the ASSETD_* configuration of the developer's shell (the
-// ASSETD_TEST_* suite switches and ASSETD_SHARED_DATA stay) so every test starts from the defaults.
+// ASSETD_TEST_* suite switches, the ASSETD_E2E_* browser-test settings and
+// ASSETD_SHARED_DATA stay) so every test starts from the defaults.
 func TestMain(m *testing.M) {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "ASSETD_") && !strings.HasPrefix(k, "ASSETD_TEST_") && k != "ASSETD_SHARED_DATA" {
+		if strings.HasPrefix(k, "ASSETD_") && !strings.HasPrefix(k, "ASSETD_TEST_") && !strings.HasPrefix(k, "ASSETD_E2E_") &&
+			k != "ASSETD_SHARED_DATA" && k != "ASSETD_CHROMIUM" {
 			os.Unsetenv(k)
 		}
 	}
