@@ -138,7 +138,7 @@ func (v *validator) body(ptr string, body []byte) error {
 		return fmt.Errorf("body is not JSON: %w", err)
 	}
 	if err := s.Validate(x); err != nil {
-		return fmt.Errorf("body does not match %s: %w", ptr, err)
+		return fmt.Errorf("body does not match %s: %#v", ptr, err)
 	}
 	return nil
 }
