@@ -15,6 +15,14 @@ type OpenapiResponse struct {
 	Openapi json.RawMessage `json:"openapi"`
 }
 
+// ReadinessResponse is the body of GET /readyz.
+type ReadinessResponse struct {
+	Markets  json.RawMessage `json:"markets,omitempty"`
+	Ready    bool            `json:"ready"`
+	Registry json.RawMessage `json:"registry,omitempty"`
+	Store    json.RawMessage `json:"store,omitempty"`
+}
+
 // CuratedAssetsResponse is the body of GET /v1/assets/curated.
 type CuratedAssetsResponse struct {
 	Assets                 json.RawMessage `json:"assets"`
@@ -499,6 +507,42 @@ type IngestTradesResponse struct {
 	Rejected   int64           `json:"rejected"`
 }
 
+// NewsFeedResponse is the body of GET /v1/news/feed.
+type NewsFeedResponse struct {
+	Items json.RawMessage `json:"items"`
+	Meta  json.RawMessage `json:"meta"`
+}
+
+// NewsFeedParams are the query parameters of GET /v1/news/feed (zero values are left out).
+type NewsFeedParams struct {
+	Limit         *int64 // items; an integer outside the range is clamped; default 10; range 1..50
+	Source        string // default "all"; one of all, news, tweets
+	Tweet_reserve *int64 // slots kept for social posts; clamped into 0..limit; default 3; range 0..50
+	Coin_id       string
+	Name          string
+	Symbol        string
+	Asset_id      string
+	Term          string // repeatable match term
+	Terms         string // comma-separated match terms
+}
+
+func (p *NewsFeedParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setInt(q, "limit", p.Limit)
+	setString(q, "source", p.Source)
+	setInt(q, "tweet_reserve", p.Tweet_reserve)
+	setString(q, "coin_id", p.Coin_id)
+	setString(q, "name", p.Name)
+	setString(q, "symbol", p.Symbol)
+	setString(q, "asset_id", p.Asset_id)
+	setString(q, "term", p.Term)
+	setString(q, "terms", p.Terms)
+	return q
+}
+
 // WhoamiResponse is the body of GET /v1/whoami.
 type WhoamiResponse struct {
 	PrimaryEmail string `json:"primaryEmail"`
@@ -648,6 +692,39 @@ type CreateListRequest struct {
 	Status *string `json:"status,omitempty"`
 }
 
+// SearchTokensResponse is the body of GET /v2/lists/search-tokens.
+type SearchTokensResponse struct {
+	Candidates      int64           `json:"candidates"`
+	Interpretation  json.RawMessage `json:"interpretation"`
+	LatencyMs       *float64        `json:"latencyMs,omitempty"`
+	Policy          string          `json:"policy"`
+	PolicyVersion   string          `json:"policyVersion"`
+	Query           string          `json:"query"`
+	Results         json.RawMessage `json:"results"`
+	ScoringVersion  string          `json:"scoringVersion"`
+	Sources         json.RawMessage `json:"sources"`
+	Suppressed      json.RawMessage `json:"suppressed"`
+	SuppressedTotal int64           `json:"suppressedTotal"`
+}
+
+// SearchTokensParams are the query parameters of GET /v2/lists/search-tokens (zero values are left out).
+type SearchTokensParams struct {
+	Q      string // a symbol, name or mint (at most 100 characters)
+	Policy string // default "default"; one of strict, default, degen
+	Limit  *int64 // an integer outside the range is clamped; default 10; range 1..50
+}
+
+func (p *SearchTokensParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "q", p.Q)
+	setString(q, "policy", p.Policy)
+	setInt(q, "limit", p.Limit)
+	return q
+}
+
 // ComposeListsResponse is the body of GET /v2/lists/tokens.
 type ComposeListsResponse struct {
 	Lists    json.RawMessage `json:"lists"`
@@ -770,6 +847,15 @@ type PutMemberRequest struct {
 func (c *Client) OpenAPI(ctx context.Context) (*OpenapiResponse, error) {
 	var out OpenapiResponse
 	if err := c.do(ctx, "GET", "/openapi.json", nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Readiness calls GET /readyz: readiness of the store, the registry and the market data (200 ready, 503 not ready).
+func (c *Client) Readiness(ctx context.Context) (*ReadinessResponse, error) {
+	var out ReadinessResponse
+	if err := c.do(ctx, "GET", "/readyz", nil, nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -964,6 +1050,15 @@ func (c *Client) IngestTrades(ctx context.Context, body []TradeEvent) (*IngestTr
 	return &out, nil
 }
 
+// NewsFeed calls GET /v1/news/feed: news articles and social posts, globally or about one token (docs/news.md).
+func (c *Client) NewsFeed(ctx context.Context, p *NewsFeedParams) (*NewsFeedResponse, error) {
+	var out NewsFeedResponse
+	if err := c.do(ctx, "GET", "/v1/news/feed", p.values(), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // Whoami calls GET /v1/whoami: the identity of the caller's session.
 func (c *Client) Whoami(ctx context.Context) (*WhoamiResponse, error) {
 	var out WhoamiResponse
@@ -1013,6 +1108,15 @@ func (c *Client) ListLists(ctx context.Context, p *ListListsParams) (*ListListsR
 func (c *Client) CreateList(ctx context.Context, body CreateListRequest) (*CreateListResponse, error) {
 	var out CreateListResponse
 	if err := c.do(ctx, "POST", "/v2/lists", nil, body, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SearchTokens calls GET /v2/lists/search-tokens: curator search over the token index, with warnings and the suppressed set (docs/lists.md).
+func (c *Client) SearchTokens(ctx context.Context, p *SearchTokensParams) (*SearchTokensResponse, error) {
+	var out SearchTokensResponse
+	if err := c.do(ctx, "GET", "/v2/lists/search-tokens", p.values(), nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
