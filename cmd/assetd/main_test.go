@@ -114,6 +114,7 @@ type server struct {
 // startServer runs `assetd serve` in-process on a random port.
 func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
+	contracttest.Warm(t) // compile the contract before any timed wait
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &syncBuffer{}
 	addrc := make(chan string, 1)

@@ -260,3 +260,34 @@ func truncate(b []byte) string {
 	}
 	return string(b)
 }
+
+// Warm loads the contract and compiles every response schema now, so that
+// tests with deadlines do not pay for it inside their timed sections.
+func Warm(tb testing.TB) {
+	tb.Helper()
+	v, err := load()
+	if err != nil {
+		tb.Fatalf("contract: %v", err)
+	}
+	paths, _ := v.raw["paths"].(map[string]any)
+	for path, item := range paths {
+		ops, _ := item.(map[string]any)
+		for method, op := range ops {
+			resps, _ := dig(op, "responses").(map[string]any)
+			for status := range resps {
+				n, err := strconv.Atoi(status)
+				if err != nil {
+					n = 599 // default
+				}
+				if ptr, ok := v.responsePointer(path, method, n); ok {
+					if _, err := v.schema(ptr); err != nil {
+						tb.Fatalf("contract: %v", err)
+					}
+				}
+			}
+		}
+	}
+	if _, err := v.schema("/components/schemas/ErrorEnvelope"); err != nil {
+		tb.Fatalf("contract: %v", err)
+	}
+}

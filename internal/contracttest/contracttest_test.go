@@ -53,3 +53,16 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+func TestWarmCompilesEverySchema(t *testing.T) { Warm(t) }
+
+func BenchmarkValidateHealth(b *testing.B) {
+	req := httptest.NewRequest("GET", "/v1/health", nil)
+	h := http.Header{"X-Request-Id": {"r1"}, "Content-Type": {"application/json"}, "Cache-Control": {"no-store"}}
+	body := []byte(`{"ok":true}`)
+	for b.Loop() {
+		if err := Validate(req, 200, h, body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
