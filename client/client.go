@@ -133,6 +133,15 @@ func Backoff(n int, jitter, retryAfter time.Duration) time.Duration {
 	return max(d, retryAfter)
 }
 
+// call sends one request of an operation and decodes its success body.
+func call[T any](ctx context.Context, c *Client, method, path string, q url.Values, body any) (*T, error) {
+	var out T
+	if err := c.do(ctx, method, path, q, body, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // do sends one logical request, retrying by the rule, and decodes a 2xx
 // JSON body into out.
 func (c *Client) do(ctx context.Context, method, path string, q url.Values, body, out any) error {

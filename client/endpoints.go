@@ -845,342 +845,190 @@ type PutMemberRequest struct {
 
 // OpenAPI calls GET /openapi.json: this contract, as JSON.
 func (c *Client) OpenAPI(ctx context.Context) (*OpenapiResponse, error) {
-	var out OpenapiResponse
-	if err := c.do(ctx, "GET", "/openapi.json", nil, nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[OpenapiResponse](ctx, c, "GET", "/openapi.json", nil, nil)
 }
 
 // Readiness calls GET /readyz: readiness of the store, the registry and the market data (200 ready, 503 not ready).
 func (c *Client) Readiness(ctx context.Context) (*ReadinessResponse, error) {
-	var out ReadinessResponse
-	if err := c.do(ctx, "GET", "/readyz", nil, nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[ReadinessResponse](ctx, c, "GET", "/readyz", nil, nil)
 }
 
 // CuratedAssets calls GET /v1/assets/curated: a curated list of assets.
 func (c *Client) CuratedAssets(ctx context.Context, p *CuratedAssetsParams) (*CuratedAssetsResponse, error) {
-	var out CuratedAssetsResponse
-	if err := c.do(ctx, "GET", "/v1/assets/curated", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[CuratedAssetsResponse](ctx, c, "GET", "/v1/assets/curated", p.values(), nil)
 }
 
 // MarketSnapshots calls POST /v1/assets/market-snapshots: market snapshots of up to N mints.
 func (c *Client) MarketSnapshots(ctx context.Context, body MarketSnapshotsRequest) (*MarketSnapshotsResponse, error) {
-	var out MarketSnapshotsResponse
-	if err := c.do(ctx, "POST", "/v1/assets/market-snapshots", nil, body, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[MarketSnapshotsResponse](ctx, c, "POST", "/v1/assets/market-snapshots", nil, body)
 }
 
 // ResolveAsset calls GET /v1/assets/resolve: resolve a ref or mint to an asset.
 func (c *Client) ResolveAsset(ctx context.Context, p *ResolveAssetParams) (*ResolveAssetResponse, error) {
-	var out ResolveAssetResponse
-	if err := c.do(ctx, "GET", "/v1/assets/resolve", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[ResolveAssetResponse](ctx, c, "GET", "/v1/assets/resolve", p.values(), nil)
 }
 
 // MintRiskSummary calls GET /v1/assets/risk-summary: risk summary of a mint.
 func (c *Client) MintRiskSummary(ctx context.Context, p *MintRiskSummaryParams) (*MintRiskSummaryResponse, error) {
-	var out MintRiskSummaryResponse
-	if err := c.do(ctx, "GET", "/v1/assets/risk-summary", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[MintRiskSummaryResponse](ctx, c, "GET", "/v1/assets/risk-summary", p.values(), nil)
 }
 
 // SearchAssets calls GET /v1/assets/search: search assets.
 func (c *Client) SearchAssets(ctx context.Context, p *SearchAssetsParams) (*SearchAssetsResponse, error) {
-	var out SearchAssetsResponse
-	if err := c.do(ctx, "GET", "/v1/assets/search", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[SearchAssetsResponse](ctx, c, "GET", "/v1/assets/search", p.values(), nil)
 }
 
 // TrendingAssets calls GET /v1/assets/trending: trending assets.
 func (c *Client) TrendingAssets(ctx context.Context, p *TrendingAssetsParams) (*TrendingAssetsResponse, error) {
-	var out TrendingAssetsResponse
-	if err := c.do(ctx, "GET", "/v1/assets/trending", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[TrendingAssetsResponse](ctx, c, "GET", "/v1/assets/trending", p.values(), nil)
 }
 
 // VariantMarkets calls GET /v1/assets/variant-markets: variant markets of mints.
 func (c *Client) VariantMarkets(ctx context.Context, p *VariantMarketsParams) (*VariantMarketsResponse, error) {
-	var out VariantMarketsResponse
-	if err := c.do(ctx, "GET", "/v1/assets/variant-markets", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[VariantMarketsResponse](ctx, c, "GET", "/v1/assets/variant-markets", p.values(), nil)
 }
 
 // GetAsset calls GET /v1/assets/{assetId}: asset detail with optional include blocks.
 func (c *Client) GetAsset(ctx context.Context, assetId string, p *GetAssetParams) (*GetAssetResponse, error) {
-	var out GetAssetResponse
-	if err := c.do(ctx, "GET", "/v1/assets/"+url.PathEscape(assetId), p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[GetAssetResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId), p.values(), nil)
 }
 
 // AssetDescription calls GET /v1/assets/{assetId}/description: asset description.
 func (c *Client) AssetDescription(ctx context.Context, assetId string) (*AssetDescriptionResponse, error) {
-	var out AssetDescriptionResponse
-	if err := c.do(ctx, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/description", nil, nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[AssetDescriptionResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/description", nil, nil)
 }
 
 // AssetMarkets calls GET /v1/assets/{assetId}/markets: markets (pools) of an asset.
 func (c *Client) AssetMarkets(ctx context.Context, assetId string, p *AssetMarketsParams) (*AssetMarketsResponse, error) {
-	var out AssetMarketsResponse
-	if err := c.do(ctx, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/markets", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[AssetMarketsResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/markets", p.values(), nil)
 }
 
 // AssetOHLCV calls GET /v1/assets/{assetId}/ohlcv: oHLCV candles.
 func (c *Client) AssetOHLCV(ctx context.Context, assetId string, p *AssetOHLCVParams) (*AssetOHLCVResponse, error) {
-	var out AssetOHLCVResponse
-	if err := c.do(ctx, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/ohlcv", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[AssetOHLCVResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/ohlcv", p.values(), nil)
 }
 
 // AssetPriceChart calls GET /v1/assets/{assetId}/price-chart: price chart.
 func (c *Client) AssetPriceChart(ctx context.Context, assetId string, p *AssetPriceChartParams) (*AssetPriceChartResponse, error) {
-	var out AssetPriceChartResponse
-	if err := c.do(ctx, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/price-chart", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[AssetPriceChartResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/price-chart", p.values(), nil)
 }
 
 // AssetProfile calls GET /v1/assets/{assetId}/profile: asset profile.
 func (c *Client) AssetProfile(ctx context.Context, assetId string) (*AssetProfileResponse, error) {
-	var out AssetProfileResponse
-	if err := c.do(ctx, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/profile", nil, nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[AssetProfileResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/profile", nil, nil)
 }
 
 // AssetRiskDetails calls GET /v1/assets/{assetId}/risk-details: risk details of an asset.
 func (c *Client) AssetRiskDetails(ctx context.Context, assetId string, p *AssetRiskDetailsParams) (*AssetRiskDetailsResponse, error) {
-	var out AssetRiskDetailsResponse
-	if err := c.do(ctx, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/risk-details", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[AssetRiskDetailsResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/risk-details", p.values(), nil)
 }
 
 // AssetRiskSummary calls GET /v1/assets/{assetId}/risk-summary: risk summary of an asset.
 func (c *Client) AssetRiskSummary(ctx context.Context, assetId string, p *AssetRiskSummaryParams) (*AssetRiskSummaryResponse, error) {
-	var out AssetRiskSummaryResponse
-	if err := c.do(ctx, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/risk-summary", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[AssetRiskSummaryResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/risk-summary", p.values(), nil)
 }
 
 // AssetTickers calls GET /v1/assets/{assetId}/tickers: exchange tickers.
 func (c *Client) AssetTickers(ctx context.Context, assetId string, p *AssetTickersParams) (*AssetTickersResponse, error) {
-	var out AssetTickersResponse
-	if err := c.do(ctx, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/tickers", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[AssetTickersResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/tickers", p.values(), nil)
 }
 
 // VariantMarket calls GET /v1/assets/{assetId}/variant-market: market of one variant.
 func (c *Client) VariantMarket(ctx context.Context, assetId string, p *VariantMarketParams) (*VariantMarketResponse, error) {
-	var out VariantMarketResponse
-	if err := c.do(ctx, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/variant-market", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[VariantMarketResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/variant-market", p.values(), nil)
 }
 
 // VariantTopMarkets calls GET /v1/assets/{assetId}/variant-top-markets: top markets per variant.
 func (c *Client) VariantTopMarkets(ctx context.Context, assetId string, p *VariantTopMarketsParams) (*VariantTopMarketsResponse, error) {
-	var out VariantTopMarketsResponse
-	if err := c.do(ctx, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/variant-top-markets", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[VariantTopMarketsResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/variant-top-markets", p.values(), nil)
 }
 
 // AssetVariants calls GET /v1/assets/{assetId}/variants: variants of an asset.
 func (c *Client) AssetVariants(ctx context.Context, assetId string, p *AssetVariantsParams) (*AssetVariantsResponse, error) {
-	var out AssetVariantsResponse
-	if err := c.do(ctx, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/variants", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[AssetVariantsResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/variants", p.values(), nil)
 }
 
 // Health calls GET /v1/health: liveness.
 func (c *Client) Health(ctx context.Context) (*HealthResponse, error) {
-	var out HealthResponse
-	if err := c.do(ctx, "GET", "/v1/health", nil, nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[HealthResponse](ctx, c, "GET", "/v1/health", nil, nil)
 }
 
 // IngestTrades calls POST /v1/internal/trades: ingest trades (NDJSON or a JSON array).
 func (c *Client) IngestTrades(ctx context.Context, body []TradeEvent) (*IngestTradesResponse, error) {
-	var out IngestTradesResponse
-	if err := c.do(ctx, "POST", "/v1/internal/trades", nil, body, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[IngestTradesResponse](ctx, c, "POST", "/v1/internal/trades", nil, body)
 }
 
 // NewsFeed calls GET /v1/news/feed: news articles and social posts, globally or about one token (docs/news.md).
 func (c *Client) NewsFeed(ctx context.Context, p *NewsFeedParams) (*NewsFeedResponse, error) {
-	var out NewsFeedResponse
-	if err := c.do(ctx, "GET", "/v1/news/feed", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[NewsFeedResponse](ctx, c, "GET", "/v1/news/feed", p.values(), nil)
 }
 
 // Whoami calls GET /v1/whoami: the identity of the caller's session.
 func (c *Client) Whoami(ctx context.Context) (*WhoamiResponse, error) {
-	var out WhoamiResponse
-	if err := c.do(ctx, "GET", "/v1/whoami", nil, nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[WhoamiResponse](ctx, c, "GET", "/v1/whoami", nil, nil)
 }
 
 // ExecutionEvaluate calls GET /v2/execution/evaluate: quote a mint across providers for several sizes.
 func (c *Client) ExecutionEvaluate(ctx context.Context, p *ExecutionEvaluateParams) (*ExecutionEvaluateResponse, error) {
-	var out ExecutionEvaluateResponse
-	if err := c.do(ctx, "GET", "/v2/execution/evaluate", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[ExecutionEvaluateResponse](ctx, c, "GET", "/v2/execution/evaluate", p.values(), nil)
 }
 
 // ExecutionLinks calls GET /v2/execution/links: deep links to swap a mint or an asset on supported venues.
 func (c *Client) ExecutionLinks(ctx context.Context, p *ExecutionLinksParams) (*ExecutionLinksResponse, error) {
-	var out ExecutionLinksResponse
-	if err := c.do(ctx, "GET", "/v2/execution/links", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[ExecutionLinksResponse](ctx, c, "GET", "/v2/execution/links", p.values(), nil)
 }
 
 // ExecutionRoute calls GET /v2/execution/route: best route for an asset across its variants.
 func (c *Client) ExecutionRoute(ctx context.Context, p *ExecutionRouteParams) (*ExecutionRouteResponse, error) {
-	var out ExecutionRouteResponse
-	if err := c.do(ctx, "GET", "/v2/execution/route", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[ExecutionRouteResponse](ctx, c, "GET", "/v2/execution/route", p.values(), nil)
 }
 
 // ListLists calls GET /v2/lists: catalog of visible lists.
 func (c *Client) ListLists(ctx context.Context, p *ListListsParams) (*ListListsResponse, error) {
-	var out ListListsResponse
-	if err := c.do(ctx, "GET", "/v2/lists", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[ListListsResponse](ctx, c, "GET", "/v2/lists", p.values(), nil)
 }
 
 // CreateList calls POST /v2/lists: create a community list.
 func (c *Client) CreateList(ctx context.Context, body CreateListRequest) (*CreateListResponse, error) {
-	var out CreateListResponse
-	if err := c.do(ctx, "POST", "/v2/lists", nil, body, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[CreateListResponse](ctx, c, "POST", "/v2/lists", nil, body)
 }
 
 // SearchTokens calls GET /v2/lists/search-tokens: curator search over the token index, with warnings and the suppressed set (docs/lists.md).
 func (c *Client) SearchTokens(ctx context.Context, p *SearchTokensParams) (*SearchTokensResponse, error) {
-	var out SearchTokensResponse
-	if err := c.do(ctx, "GET", "/v2/lists/search-tokens", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[SearchTokensResponse](ctx, c, "GET", "/v2/lists/search-tokens", p.values(), nil)
 }
 
 // ComposeLists calls GET /v2/lists/tokens: compose the members of several lists.
 func (c *Client) ComposeLists(ctx context.Context, p *ComposeListsParams) (*ComposeListsResponse, error) {
-	var out ComposeListsResponse
-	if err := c.do(ctx, "GET", "/v2/lists/tokens", p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[ComposeListsResponse](ctx, c, "GET", "/v2/lists/tokens", p.values(), nil)
 }
 
 // DeleteList calls DELETE /v2/lists/{slug}: delete a list.
 func (c *Client) DeleteList(ctx context.Context, slug string) (*DeleteListResponse, error) {
-	var out DeleteListResponse
-	if err := c.do(ctx, "DELETE", "/v2/lists/"+url.PathEscape(slug), nil, nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[DeleteListResponse](ctx, c, "DELETE", "/v2/lists/"+url.PathEscape(slug), nil, nil)
 }
 
 // GetList calls GET /v2/lists/{slug}: a list with its members.
 func (c *Client) GetList(ctx context.Context, slug string, p *GetListParams) (*GetListResponse, error) {
-	var out GetListResponse
-	if err := c.do(ctx, "GET", "/v2/lists/"+url.PathEscape(slug), p.values(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[GetListResponse](ctx, c, "GET", "/v2/lists/"+url.PathEscape(slug), p.values(), nil)
 }
 
 // UpdateList calls PATCH /v2/lists/{slug}: rename, re-slug or change the status of a list.
 func (c *Client) UpdateList(ctx context.Context, slug string, body UpdateListRequest) (*UpdateListResponse, error) {
-	var out UpdateListResponse
-	if err := c.do(ctx, "PATCH", "/v2/lists/"+url.PathEscape(slug), nil, body, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[UpdateListResponse](ctx, c, "PATCH", "/v2/lists/"+url.PathEscape(slug), nil, body)
 }
 
 // AddMembers calls POST /v2/lists/{slug}/members: add members in bulk.
 func (c *Client) AddMembers(ctx context.Context, slug string, body AddMembersRequest) (*AddMembersResponse, error) {
-	var out AddMembersResponse
-	if err := c.do(ctx, "POST", "/v2/lists/"+url.PathEscape(slug)+"/members", nil, body, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[AddMembersResponse](ctx, c, "POST", "/v2/lists/"+url.PathEscape(slug)+"/members", nil, body)
 }
 
 // DeleteMember calls DELETE /v2/lists/{slug}/members/{mint}: remove a member.
 func (c *Client) DeleteMember(ctx context.Context, slug string, mint string) (*DeleteMemberResponse, error) {
-	var out DeleteMemberResponse
-	if err := c.do(ctx, "DELETE", "/v2/lists/"+url.PathEscape(slug)+"/members/"+url.PathEscape(mint), nil, nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[DeleteMemberResponse](ctx, c, "DELETE", "/v2/lists/"+url.PathEscape(slug)+"/members/"+url.PathEscape(mint), nil, nil)
 }
 
 // PutMember calls PUT /v2/lists/{slug}/members/{mint}: add or update a member.
 func (c *Client) PutMember(ctx context.Context, slug string, mint string, body PutMemberRequest) (*PutMemberResponse, error) {
-	var out PutMemberResponse
-	if err := c.do(ctx, "PUT", "/v2/lists/"+url.PathEscape(slug)+"/members/"+url.PathEscape(mint), nil, body, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[PutMemberResponse](ctx, c, "PUT", "/v2/lists/"+url.PathEscape(slug)+"/members/"+url.PathEscape(mint), nil, body)
 }
