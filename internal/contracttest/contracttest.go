@@ -10,6 +10,7 @@ package contracttest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -164,6 +165,20 @@ func Validate(req *http.Request, status int, header http.Header, body []byte) er
 	}
 	if header.Get("X-Request-Id") == "" {
 		return fmt.Errorf("no x-request-id header")
+	}
+	if status == http.StatusNotModified || (req.Method == http.MethodOptions && status == http.StatusNoContent) {
+		// A conditional GET's 304 and a CORS preflight's 204 (docs/http.md)
+		// have no body and are not operations of the contract.
+		return nil
+	}
+	if header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return fmt.Errorf("gzip body: %w", err)
+		}
+		if body, err = io.ReadAll(zr); err != nil {
+			return fmt.Errorf("gzip body: %w", err)
+		}
 	}
 	route, params, err := v.router.FindRoute(req)
 	if err != nil {
