@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/assetd/assetd/internal/contracttest"
 )
 
 // syncBuffer is a goroutine-safe log sink.
@@ -112,6 +114,7 @@ type server struct {
 // startServer runs `assetd serve` in-process on a random port.
 func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
+	contracttest.Warm(t) // compile the contract before any timed wait
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &syncBuffer{}
 	addrc := make(chan string, 1)
@@ -156,7 +159,10 @@ func (s *server) get(t *testing.T, path string, hdr map[string]string) (int, htt
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	// Every response of the running server is checked against the
+	// OpenAPI contract, as the httpapi tests check theirs.
+	c := &http.Client{Transport: contracttest.Transport(t, nil)}
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)
 	}

@@ -282,8 +282,7 @@ func TestCuratedPaginationProperty(t *testing.T) {
 			t.Helper()
 			req := httptest.NewRequest("GET", path, nil)
 			req.Header.Set("X-Api-Key", h.plain["read"])
-			rec := httptest.NewRecorder()
-			h.h.ServeHTTP(rec, req)
+			rec := h.serve(t, req)
 			if rec.Code != 200 || rec.Header().Get("X-Request-Id") == "" {
 				t.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
 			}

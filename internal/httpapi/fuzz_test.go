@@ -41,8 +41,7 @@ func FuzzDecodeBody(f *testing.F) {
 		req := httptest.NewRequest("POST", "/test/body", strings.NewReader(body))
 		req.Header.Set("X-Api-Key", h.plain["read"])
 		req.Header.Set("Content-Type", ct)
-		rec := httptest.NewRecorder()
-		h.h.ServeHTTP(rec, req)
+		rec := h.serve(t, req)
 		if rec.Code != 200 && (rec.Code < 400 || rec.Code >= 500) {
 			t.Fatalf("status %d for body %q: %s", rec.Code, body, rec.Body)
 		}

@@ -287,8 +287,7 @@ func BenchmarkMarketSnapshots250(b *testing.B) {
 		req := httptest.NewRequest("POST", "/v1/assets/market-snapshots", strings.NewReader(body))
 		req.Header.Set("X-Api-Key", h.plain["read"])
 		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		h.h.ServeHTTP(rec, req)
+		rec := h.serve(b, req)
 		if rec.Code != 200 {
 			b.Fatal(rec.Code, rec.Body.String())
 		}

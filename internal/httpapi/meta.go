@@ -2,12 +2,28 @@ package httpapi
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/assetd/assetd/internal/apierr"
 	"github.com/assetd/assetd/internal/session"
 )
+
+// openapi is GET /openapi.json: the contract (api/openapi.yaml) as JSON,
+// converted on first use and cached.
+func (s *Server) openapi(w http.ResponseWriter, _ *http.Request) error {
+	js, err := s.contract.JSON()
+	if err != nil {
+		return fmt.Errorf("openapi document: %w", err)
+	}
+	// Public routes set their own Cache-Control (wrap only does it for keyed ones).
+	w.Header().Set("Cache-Control", cacheContract)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, err = w.Write(js)
+	return err
+}
 
 type healthBody struct {
 	OK        bool `json:"ok"`

@@ -61,6 +61,8 @@ const (
 	cacheTrend   = "private, max-age=30"
 	cacheProfile = "private, max-age=300, stale-while-revalidate=600"
 	cacheLinks   = "private, max-age=3600"
+	// The contract is the same for every caller.
+	cacheContract = "public, max-age=3600"
 )
 
 // routes is the route table: every endpoint, its scope, its cache policy.
@@ -70,6 +72,7 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/health", auth: authNone, cache: noStore, handler: s.health},
 		{pattern: "GET /readyz", auth: authNone, cache: noStore, handler: s.ready},
 		{pattern: "GET /v1/whoami", auth: authSession, cache: noStore, handler: s.whoami},
+		{pattern: "GET /openapi.json", auth: authNone, cache: cacheContract, handler: s.openapi},
 
 		// Assets (collection). Literal segments win over {assetId}.
 		{pattern: "GET /v1/assets/resolve", scopes: read, cache: cacheSearch, handler: s.resolve},

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/assetd/assetd/api"
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/chart"
@@ -142,6 +143,8 @@ type Server struct {
 	// index) version; trendSeq numbers the trending sets.
 	trendBodies bodyCache
 	trendSeq    atomic.Uint64
+
+	contract *api.Contract // GET /openapi.json, rendered on first use
 }
 
 // New builds the server and its route table.
@@ -171,7 +174,7 @@ func New(d Deps) *Server {
 		d.Advisories = noAdvisories{}
 	}
 	d.ListsConfig = d.ListsConfig.withDefaults()
-	s := &Server{d: d, budget: ratelimit.NewMemory()}
+	s := &Server{d: d, budget: ratelimit.NewMemory(), contract: api.New()}
 	if d.Dashboard != nil {
 		s.dash = d.Dashboard(s)
 	}

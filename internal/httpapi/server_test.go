@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/contracttest"
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/session"
@@ -130,8 +131,7 @@ func (h *harness) do(t *testing.T, method, path string, hdr map[string]string, b
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	rec := httptest.NewRecorder()
-	h.h.ServeHTTP(rec, req)
+	rec := h.serve(t, req)
 	r := resp{status: rec.Code, header: rec.Header(), raw: rec.Body.String()}
 	if rec.Body.Len() > 0 && rec.Body.Bytes()[0] == '{' {
 		if err := json.Unmarshal(rec.Body.Bytes(), &r.body); err != nil {
@@ -142,6 +142,18 @@ func (h *harness) do(t *testing.T, method, path string, hdr map[string]string, b
 		t.Fatalf("%s %s: no x-request-id header", method, path)
 	}
 	return r
+}
+
+// serve runs req through the server and checks the response (status,
+// headers, body) against the OpenAPI contract. Every endpoint test's
+// request goes through here (do, send, and the tests that need the raw
+// recorder), so a handler drifting from api/openapi.yaml fails the suite.
+func (h *harness) serve(t testing.TB, req *http.Request) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.h.ServeHTTP(rec, req)
+	contracttest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+	return rec
 }
 
 func errTag(r resp) string {

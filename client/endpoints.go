@@ -1,0 +1,1034 @@
+// One typed method per operation of api/openapi.yaml (drafted from the
+// contract by a one-off script, then kept by hand). Top-level members are
+// typed; nested objects stay json.RawMessage for the caller to decode.
+
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+)
+
+// OpenapiResponse is the body of GET /openapi.json.
+type OpenapiResponse struct {
+	Openapi json.RawMessage `json:"openapi"`
+}
+
+// ReadinessResponse is the body of GET /readyz.
+type ReadinessResponse struct {
+	Markets  json.RawMessage `json:"markets,omitempty"`
+	Ready    bool            `json:"ready"`
+	Registry json.RawMessage `json:"registry,omitempty"`
+	Store    json.RawMessage `json:"store,omitempty"`
+}
+
+// CuratedAssetsResponse is the body of GET /v1/assets/curated.
+type CuratedAssetsResponse struct {
+	Assets                 json.RawMessage `json:"assets"`
+	ListID                 string          `json:"listId"`
+	Pagination             json.RawMessage `json:"pagination,omitempty"`
+	PrimaryVariantStrategy string          `json:"primaryVariantStrategy"`
+}
+
+// CuratedAssetsParams are the query parameters of GET /v1/assets/curated (zero values are left out).
+type CuratedAssetsParams struct {
+	List                   string // default "all"; one of all, majors, lsts, currencies, rwas, etfs, metals, stocks
+	GroupBy                string // default "asset"; one of asset, mint
+	Variants               string // one of all
+	VariantsMode           string // one of all
+	PrimaryVariantStrategy string // default "liquidity"; one of liquidity, executionQuality, stockRedeemability
+	Limit                  *int64 // page size; an integer outside the range is clamped to it; default 250; range 1..500
+	Offset                 *int64 // zero-based offset; past the end gives an empty page; default 0; range 0..
+}
+
+func (p *CuratedAssetsParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "list", p.List)
+	setString(q, "groupBy", p.GroupBy)
+	setString(q, "variants", p.Variants)
+	setString(q, "variantsMode", p.VariantsMode)
+	setString(q, "primaryVariantStrategy", p.PrimaryVariantStrategy)
+	setInt(q, "limit", p.Limit)
+	setInt(q, "offset", p.Offset)
+	return q
+}
+
+// MarketSnapshotsResponse is the body of POST /v1/assets/market-snapshots.
+type MarketSnapshotsResponse []json.RawMessage
+
+// MarketSnapshotsRequest is the body of POST /v1/assets/market-snapshots.
+type MarketSnapshotsRequest struct {
+	Addresses []string `json:"addresses,omitempty"`
+	Mints     []string `json:"mints,omitempty"`
+}
+
+// ResolveAssetResponse is the body of GET /v1/assets/resolve.
+type ResolveAssetResponse struct {
+	Asset      json.RawMessage `json:"asset"`
+	AssetID    string          `json:"assetId"`
+	Mint       *string         `json:"mint"`
+	ResolvedBy string          `json:"resolvedBy"`
+	Variant    json.RawMessage `json:"variant"`
+}
+
+// ResolveAssetParams are the query parameters of GET /v1/assets/resolve (zero values are left out).
+type ResolveAssetParams struct {
+	Mint string // base58 mint; takes precedence over ref
+	Ref  string // asset id, alias, symbol or mint
+}
+
+func (p *ResolveAssetParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "mint", p.Mint)
+	setString(q, "ref", p.Ref)
+	return q
+}
+
+// MintRiskSummaryResponse is the body of GET /v1/assets/risk-summary.
+type MintRiskSummaryResponse struct {
+	Caps                   json.RawMessage `json:"caps"`
+	Grade                  string          `json:"grade"`
+	HasInsufficientData    bool            `json:"hasInsufficientData"`
+	InsufficientDataReason *string         `json:"insufficientDataReason,omitempty"`
+	IsTrustedLaunch        bool            `json:"isTrustedLaunch"`
+	Label                  string          `json:"label"`
+	Score                  float64         `json:"score"`
+	Tone                   string          `json:"tone"`
+}
+
+// MintRiskSummaryParams are the query parameters of GET /v1/assets/risk-summary (zero values are left out).
+type MintRiskSummaryParams struct {
+	Mint    string // base58 mint (or address)
+	Address string // alias of mint
+}
+
+func (p *MintRiskSummaryParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "mint", p.Mint)
+	setString(q, "address", p.Address)
+	return q
+}
+
+// SearchAssetsResponse is the body of GET /v1/assets/search.
+type SearchAssetsResponse struct {
+	Category               *string         `json:"category"`
+	PrimaryVariantStrategy string          `json:"primaryVariantStrategy"`
+	Query                  string          `json:"query"`
+	Results                json.RawMessage `json:"results"`
+}
+
+// SearchAssetsParams are the query parameters of GET /v1/assets/search (zero values are left out).
+type SearchAssetsParams struct {
+	Q                      string // query text
+	Limit                  *int64 // page size; an integer outside the range is clamped to it; default 20; range 1..50
+	Category               string // asset category
+	Variants               string // include every variant; one of all
+	PrimaryVariantStrategy string // default "liquidity"; one of liquidity, executionQuality, stockRedeemability
+}
+
+func (p *SearchAssetsParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "q", p.Q)
+	setInt(q, "limit", p.Limit)
+	setString(q, "category", p.Category)
+	setString(q, "variants", p.Variants)
+	setString(q, "primaryVariantStrategy", p.PrimaryVariantStrategy)
+	return q
+}
+
+// TrendingAssetsResponse is the body of GET /v1/assets/trending.
+type TrendingAssetsResponse struct {
+	Meta     json.RawMessage `json:"meta"`
+	Trending json.RawMessage `json:"trending"`
+}
+
+// TrendingAssetsParams are the query parameters of GET /v1/assets/trending (zero values are left out).
+type TrendingAssetsParams struct {
+	Category string // one of crypto, stablecoin, lst, rwa, commodity, equity, etf, index
+	Limit    *int64 // page size; an integer outside the range is clamped to it; default 100; range 1..100
+	Offset   *int64 // zero-based offset; past the end gives an empty page; default 0; range 0..
+}
+
+func (p *TrendingAssetsParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "category", p.Category)
+	setInt(q, "limit", p.Limit)
+	setInt(q, "offset", p.Offset)
+	return q
+}
+
+// VariantMarketsResponse is the body of GET /v1/assets/variant-markets.
+type VariantMarketsResponse struct {
+	Variants json.RawMessage `json:"variants"`
+}
+
+// VariantMarketsParams are the query parameters of GET /v1/assets/variant-markets (zero values are left out).
+type VariantMarketsParams struct {
+	Mints     string // comma-separated mints
+	Addresses string // alias of mints
+}
+
+func (p *VariantMarketsParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "mints", p.Mints)
+	setString(q, "addresses", p.Addresses)
+	return q
+}
+
+// GetAssetResponse is the body of GET /v1/assets/{assetId}.
+type GetAssetResponse struct {
+	Asset      json.RawMessage `json:"asset"`
+	Includes   json.RawMessage `json:"includes,omitempty"`
+	Resolution json.RawMessage `json:"resolution,omitempty"`
+}
+
+// GetAssetParams are the query parameters of GET /v1/assets/{assetId} (zero values are left out).
+type GetAssetParams struct {
+	Include                string // comma-separated include blocks
+	PrimaryVariantStrategy string // default "liquidity"; one of liquidity, executionQuality, stockRedeemability
+	VariantsMode           string // one of all
+	Mint                   string // a variant mint of the asset
+	OhlcvInterval          string // default "1H"; one of 1m, 5m, 15m, 1H, 4H, 1D, 1W
+	OhlcvFrom              *int64 // unix seconds; default ohlcvTo minus 7 days
+	OhlcvTo                *int64 // unix seconds; default now
+	MarketsOffset          *int64 // default 0; range 0..
+	MarketsLimit           *int64 // clamped into range; default 10; range 1..50
+}
+
+func (p *GetAssetParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "include", p.Include)
+	setString(q, "primaryVariantStrategy", p.PrimaryVariantStrategy)
+	setString(q, "variantsMode", p.VariantsMode)
+	setString(q, "mint", p.Mint)
+	setString(q, "ohlcvInterval", p.OhlcvInterval)
+	setInt(q, "ohlcvFrom", p.OhlcvFrom)
+	setInt(q, "ohlcvTo", p.OhlcvTo)
+	setInt(q, "marketsOffset", p.MarketsOffset)
+	setInt(q, "marketsLimit", p.MarketsLimit)
+	return q
+}
+
+// AssetDescriptionResponse is the body of GET /v1/assets/{assetId}/description.
+type AssetDescriptionResponse struct {
+	AssetID     string          `json:"assetId"`
+	Description json.RawMessage `json:"description"`
+	Mint        string          `json:"mint"`
+}
+
+// AssetMarketsResponse is the body of GET /v1/assets/{assetId}/markets.
+type AssetMarketsResponse struct {
+	AssetID                string          `json:"assetId"`
+	LastUpdatedAt          *int64          `json:"lastUpdatedAt"`
+	Limit                  int64           `json:"limit"`
+	Markets                json.RawMessage `json:"markets"`
+	Mint                   string          `json:"mint"`
+	Offset                 int64           `json:"offset"`
+	ProtocolTokensByMarket json.RawMessage `json:"protocolTokensByMarket"`
+	Total                  int64           `json:"total"`
+}
+
+// AssetMarketsParams are the query parameters of GET /v1/assets/{assetId}/markets (zero values are left out).
+type AssetMarketsParams struct {
+	Mint   string
+	Offset *int64 // zero-based offset; past the end gives an empty page; default 0; range 0..
+	Limit  *int64 // page size; an integer outside the range is clamped to it; default 10; range 1..50
+}
+
+func (p *AssetMarketsParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "mint", p.Mint)
+	setInt(q, "offset", p.Offset)
+	setInt(q, "limit", p.Limit)
+	return q
+}
+
+// AssetOHLCVResponse is the body of GET /v1/assets/{assetId}/ohlcv.
+type AssetOHLCVResponse struct {
+	AssetID  string          `json:"assetId"`
+	Candles  json.RawMessage `json:"candles"`
+	From     int64           `json:"from"`
+	Interval string          `json:"interval"`
+	Mint     string          `json:"mint"`
+	Source   string          `json:"source"`
+	To       int64           `json:"to"`
+}
+
+// AssetOHLCVParams are the query parameters of GET /v1/assets/{assetId}/ohlcv (zero values are left out).
+type AssetOHLCVParams struct {
+	Mint     string
+	Interval string // default "1H"; one of 1m, 5m, 15m, 1H, 4H, 1D, 1W
+	From     *int64 // unix seconds
+	To       *int64 // unix seconds; default now
+}
+
+func (p *AssetOHLCVParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "mint", p.Mint)
+	setString(q, "interval", p.Interval)
+	setInt(q, "from", p.From)
+	setInt(q, "to", p.To)
+	return q
+}
+
+// AssetPriceChartResponse is the body of GET /v1/assets/{assetId}/price-chart.
+type AssetPriceChartResponse struct {
+	AssetID  string          `json:"assetId"`
+	Candles  json.RawMessage `json:"candles"`
+	CoinID   *string         `json:"coinId,omitempty"`
+	From     int64           `json:"from"`
+	Interval string          `json:"interval"`
+	Source   string          `json:"source"`
+	Symbol   *string         `json:"symbol,omitempty"`
+	To       int64           `json:"to"`
+}
+
+// AssetPriceChartParams are the query parameters of GET /v1/assets/{assetId}/price-chart (zero values are left out).
+type AssetPriceChartParams struct {
+	Mint     string
+	Interval string // default "1H"; one of 1m, 5m, 15m, 1H, 4H, 1D, 1W
+	From     *int64 // unix seconds
+	To       *int64 // unix seconds; default now
+}
+
+func (p *AssetPriceChartParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "mint", p.Mint)
+	setString(q, "interval", p.Interval)
+	setInt(q, "from", p.From)
+	setInt(q, "to", p.To)
+	return q
+}
+
+// AssetProfileResponse is the body of GET /v1/assets/{assetId}/profile.
+type AssetProfileResponse struct {
+	AssetID string          `json:"assetId"`
+	CoinID  *string         `json:"coinId"`
+	Profile json.RawMessage `json:"profile"`
+}
+
+// AssetRiskDetailsResponse is the body of GET /v1/assets/{assetId}/risk-details.
+type AssetRiskDetailsResponse struct {
+	AssetID       string          `json:"assetId"`
+	LastUpdatedAt *int64          `json:"lastUpdatedAt"`
+	Mint          string          `json:"mint"`
+	Risk          json.RawMessage `json:"risk"`
+}
+
+// AssetRiskDetailsParams are the query parameters of GET /v1/assets/{assetId}/risk-details (zero values are left out).
+type AssetRiskDetailsParams struct {
+	Mint string
+}
+
+func (p *AssetRiskDetailsParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "mint", p.Mint)
+	return q
+}
+
+// AssetRiskSummaryResponse is the body of GET /v1/assets/{assetId}/risk-summary.
+type AssetRiskSummaryResponse struct {
+	AssetID       string          `json:"assetId"`
+	LastUpdatedAt *int64          `json:"lastUpdatedAt"`
+	Mint          string          `json:"mint"`
+	Risk          json.RawMessage `json:"risk"`
+}
+
+// AssetRiskSummaryParams are the query parameters of GET /v1/assets/{assetId}/risk-summary (zero values are left out).
+type AssetRiskSummaryParams struct {
+	Mint string
+}
+
+func (p *AssetRiskSummaryParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "mint", p.Mint)
+	return q
+}
+
+// AssetTickersResponse is the body of GET /v1/assets/{assetId}/tickers.
+type AssetTickersResponse struct {
+	AssetID string          `json:"assetId"`
+	CoinID  *string         `json:"coinId"`
+	Tickers json.RawMessage `json:"tickers"`
+}
+
+// AssetTickersParams are the query parameters of GET /v1/assets/{assetId}/tickers (zero values are left out).
+type AssetTickersParams struct {
+	Offset *int64 // zero-based offset; past the end gives an empty page; default 0; range 0..
+	Limit  *int64 // page size; an integer outside the range is clamped to it; default 10; range 1..50
+	Order  string // default "volume_desc"; one of volume_desc, volume_asc, trust_score_desc, trust_score_asc
+}
+
+func (p *AssetTickersParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setInt(q, "offset", p.Offset)
+	setInt(q, "limit", p.Limit)
+	setString(q, "order", p.Order)
+	return q
+}
+
+// VariantMarketResponse is the body of GET /v1/assets/{assetId}/variant-market.
+type VariantMarketResponse struct {
+	Advisory         json.RawMessage `json:"advisory"`
+	AssetID          string          `json:"assetId"`
+	ExecutionQuality json.RawMessage `json:"executionQuality"`
+	LastUpdatedAt    *int64          `json:"lastUpdatedAt"`
+	Market           json.RawMessage `json:"market"`
+	Mint             string          `json:"mint"`
+}
+
+// VariantMarketParams are the query parameters of GET /v1/assets/{assetId}/variant-market (zero values are left out).
+type VariantMarketParams struct {
+	Mint string
+}
+
+func (p *VariantMarketParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "mint", p.Mint)
+	return q
+}
+
+// VariantTopMarketsResponse is the body of GET /v1/assets/{assetId}/variant-top-markets.
+type VariantTopMarketsResponse struct {
+	AssetID       string          `json:"assetId"`
+	LastUpdatedAt *int64          `json:"lastUpdatedAt"`
+	Limit         int64           `json:"limit"`
+	Offset        int64           `json:"offset"`
+	Total         int64           `json:"total"`
+	Variants      json.RawMessage `json:"variants"`
+}
+
+// VariantTopMarketsParams are the query parameters of GET /v1/assets/{assetId}/variant-top-markets (zero values are left out).
+type VariantTopMarketsParams struct {
+	Offset       *int64 // zero-based offset; past the end gives an empty page; default 0; range 0..
+	Limit        *int64 // page size; an integer outside the range is clamped to it; default 10; range 1..100
+	VariantsMode string // one of all
+}
+
+func (p *VariantTopMarketsParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setInt(q, "offset", p.Offset)
+	setInt(q, "limit", p.Limit)
+	setString(q, "variantsMode", p.VariantsMode)
+	return q
+}
+
+// AssetVariantsResponse is the body of GET /v1/assets/{assetId}/variants.
+type AssetVariantsResponse struct {
+	AssetID  string          `json:"assetId"`
+	SortBy   string          `json:"sortBy"`
+	Variants json.RawMessage `json:"variants"`
+}
+
+// AssetVariantsParams are the query parameters of GET /v1/assets/{assetId}/variants (zero values are left out).
+type AssetVariantsParams struct {
+	Kind             string
+	LiquidityTier    string // one of tier1, tier2, tier3, experimental
+	TrustTier        string // one of tier1, tier2, tier3, experimental
+	StockVariantTier string
+	VariantsMode     string // one of all
+	SortBy           string // default "liquidity"; one of liquidity, executionQuality, stockRedeemability
+	Mint             string
+}
+
+func (p *AssetVariantsParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "kind", p.Kind)
+	setString(q, "liquidityTier", p.LiquidityTier)
+	setString(q, "trustTier", p.TrustTier)
+	setString(q, "stockVariantTier", p.StockVariantTier)
+	setString(q, "variantsMode", p.VariantsMode)
+	setString(q, "sortBy", p.SortBy)
+	setString(q, "mint", p.Mint)
+	return q
+}
+
+// HealthResponse is the body of GET /v1/health.
+type HealthResponse struct {
+	OK        bool  `json:"ok"`
+	Simulated *bool `json:"simulated,omitempty"`
+}
+
+// IngestTradesResponse is the body of POST /v1/internal/trades.
+type IngestTradesResponse struct {
+	Accepted   int64           `json:"accepted"`
+	Duplicates int64           `json:"duplicates"`
+	Errors     json.RawMessage `json:"errors,omitempty"`
+	Reasons    json.RawMessage `json:"reasons"`
+	Rejected   int64           `json:"rejected"`
+}
+
+// NewsFeedResponse is the body of GET /v1/news/feed.
+type NewsFeedResponse struct {
+	Items json.RawMessage `json:"items"`
+	Meta  json.RawMessage `json:"meta"`
+}
+
+// NewsFeedParams are the query parameters of GET /v1/news/feed (zero values are left out).
+type NewsFeedParams struct {
+	Limit         *int64 // items; an integer outside the range is clamped; default 10; range 1..50
+	Source        string // default "all"; one of all, news, tweets
+	Tweet_reserve *int64 // slots kept for social posts; clamped into 0..limit; default 3; range 0..50
+	Coin_id       string
+	Name          string
+	Symbol        string
+	Asset_id      string
+	Term          string // repeatable match term
+	Terms         string // comma-separated match terms
+}
+
+func (p *NewsFeedParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setInt(q, "limit", p.Limit)
+	setString(q, "source", p.Source)
+	setInt(q, "tweet_reserve", p.Tweet_reserve)
+	setString(q, "coin_id", p.Coin_id)
+	setString(q, "name", p.Name)
+	setString(q, "symbol", p.Symbol)
+	setString(q, "asset_id", p.Asset_id)
+	setString(q, "term", p.Term)
+	setString(q, "terms", p.Terms)
+	return q
+}
+
+// WhoamiResponse is the body of GET /v1/whoami.
+type WhoamiResponse struct {
+	PrimaryEmail string `json:"primaryEmail"`
+	SessionID    string `json:"sessionId"`
+	UserID       string `json:"userId"`
+}
+
+// ExecutionEvaluateResponse is the body of GET /v2/execution/evaluate.
+type ExecutionEvaluateResponse struct {
+	Meta      json.RawMessage `json:"meta"`
+	Mint      string          `json:"mint"`
+	Providers []string        `json:"providers"`
+	Quotes    json.RawMessage `json:"quotes"`
+	Side      string          `json:"side"`
+	Token     json.RawMessage `json:"token"`
+}
+
+// ExecutionEvaluateParams are the query parameters of GET /v2/execution/evaluate (zero values are left out).
+type ExecutionEvaluateParams struct {
+	Mint        string // base58 mint
+	Side        string // default "buy"; one of buy, sell
+	AmountUSD   string // USD size to quote (repeatable)
+	TokenAmount string // token amount to quote, for side=sell (repeatable)
+	Providers   string // comma-separated provider ids
+}
+
+func (p *ExecutionEvaluateParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "mint", p.Mint)
+	setString(q, "side", p.Side)
+	setString(q, "amountUsd", p.AmountUSD)
+	setString(q, "tokenAmount", p.TokenAmount)
+	setString(q, "providers", p.Providers)
+	return q
+}
+
+// ExecutionLinksResponse is the body of GET /v2/execution/links.
+type ExecutionLinksResponse struct {
+	Asset    json.RawMessage `json:"asset"`
+	BuyMint  string          `json:"buyMint"`
+	Links    json.RawMessage `json:"links"`
+	Meta     json.RawMessage `json:"meta"`
+	Primary  *string         `json:"primary"`
+	SellMint string          `json:"sellMint"`
+}
+
+// ExecutionLinksParams are the query parameters of GET /v2/execution/links (zero values are left out).
+type ExecutionLinksParams struct {
+	Mint     string // base58 mint (either mint or assetId)
+	AssetID  string // asset id (either mint or assetId)
+	SellMint string // base58 mint to sell
+	Venues   string // comma-separated venue ids
+	Kinds    string // comma-separated link kinds; default "swap"
+	Amount   string // positive decimal amount
+}
+
+func (p *ExecutionLinksParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "mint", p.Mint)
+	setString(q, "assetId", p.AssetID)
+	setString(q, "sellMint", p.SellMint)
+	setString(q, "venues", p.Venues)
+	setString(q, "kinds", p.Kinds)
+	setString(q, "amount", p.Amount)
+	return q
+}
+
+// ExecutionRouteResponse is the body of GET /v2/execution/route.
+type ExecutionRouteResponse struct {
+	Allocation       json.RawMessage `json:"allocation"`
+	AllocationStatus string          `json:"allocationStatus"`
+	AssetID          string          `json:"assetId"`
+	Excluded         json.RawMessage `json:"excluded"`
+	Meta             json.RawMessage `json:"meta"`
+	Providers        []string        `json:"providers"`
+	Variants         json.RawMessage `json:"variants"`
+}
+
+// ExecutionRouteParams are the query parameters of GET /v2/execution/route (zero values are left out).
+type ExecutionRouteParams struct {
+	AssetID     string
+	Side        string // default "buy"; one of buy
+	AmountUSD   *int64 // whole US dollars; default 1000000; range 1..50000000
+	MaxVariants *int64 // default 4; range 1..6
+	Allocate    *bool  // default true
+	Providers   string // comma-separated provider ids
+}
+
+func (p *ExecutionRouteParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "assetId", p.AssetID)
+	setString(q, "side", p.Side)
+	setInt(q, "amountUsd", p.AmountUSD)
+	setInt(q, "maxVariants", p.MaxVariants)
+	setBool(q, "allocate", p.Allocate)
+	setString(q, "providers", p.Providers)
+	return q
+}
+
+// ListListsResponse is the body of GET /v2/lists.
+type ListListsResponse struct {
+	Lists json.RawMessage `json:"lists"`
+	Total int64           `json:"total"`
+}
+
+// ListListsParams are the query parameters of GET /v2/lists (zero values are left out).
+type ListListsParams struct {
+	Limit  *int64 // page size; an integer outside the range is clamped to it; default 100; range 1..500
+	Offset *int64 // zero-based offset; past the end gives an empty page; default 0; range 0..
+}
+
+func (p *ListListsParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setInt(q, "limit", p.Limit)
+	setInt(q, "offset", p.Offset)
+	return q
+}
+
+// CreateListResponse is the body of POST /v2/lists.
+type CreateListResponse struct {
+	Curated     bool            `json:"curated"`
+	Description json.RawMessage `json:"description"`
+	Name        string          `json:"name"`
+	Owner       json.RawMessage `json:"owner"`
+	Slug        string          `json:"slug"`
+	Status      string          `json:"status"`
+	TokenCount  int64           `json:"tokenCount"`
+	UpdatedAt   *int64          `json:"updatedAt"`
+}
+
+// CreateListRequest is the body of POST /v2/lists.
+type CreateListRequest struct {
+	Name   string  `json:"name,omitempty"`
+	Slug   string  `json:"slug,omitempty"`
+	Status *string `json:"status,omitempty"`
+}
+
+// SearchTokensResponse is the body of GET /v2/lists/search-tokens.
+type SearchTokensResponse struct {
+	Candidates      int64           `json:"candidates"`
+	Interpretation  json.RawMessage `json:"interpretation"`
+	LatencyMs       *float64        `json:"latencyMs,omitempty"`
+	Policy          string          `json:"policy"`
+	PolicyVersion   string          `json:"policyVersion"`
+	Query           string          `json:"query"`
+	Results         json.RawMessage `json:"results"`
+	ScoringVersion  string          `json:"scoringVersion"`
+	Sources         json.RawMessage `json:"sources"`
+	Suppressed      json.RawMessage `json:"suppressed"`
+	SuppressedTotal int64           `json:"suppressedTotal"`
+}
+
+// SearchTokensParams are the query parameters of GET /v2/lists/search-tokens (zero values are left out).
+type SearchTokensParams struct {
+	Q      string // a symbol, name or mint (at most 100 characters)
+	Policy string // default "default"; one of strict, default, degen
+	Limit  *int64 // an integer outside the range is clamped; default 10; range 1..50
+}
+
+func (p *SearchTokensParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "q", p.Q)
+	setString(q, "policy", p.Policy)
+	setInt(q, "limit", p.Limit)
+	return q
+}
+
+// ComposeListsResponse is the body of GET /v2/lists/tokens.
+type ComposeListsResponse struct {
+	Lists    json.RawMessage `json:"lists"`
+	NotFound []string        `json:"notFound"`
+	Tokens   json.RawMessage `json:"tokens"`
+	Total    int64           `json:"total"`
+}
+
+// ComposeListsParams are the query parameters of GET /v2/lists/tokens (zero values are left out).
+type ComposeListsParams struct {
+	Lists  string // comma-separated slugs
+	Limit  *int64 // page size; an integer outside the range is clamped to it; default 500; range 1..2000
+	Offset *int64 // zero-based offset; past the end gives an empty page; default 0; range 0..
+}
+
+func (p *ComposeListsParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "lists", p.Lists)
+	setInt(q, "limit", p.Limit)
+	setInt(q, "offset", p.Offset)
+	return q
+}
+
+// DeleteListResponse is the body of DELETE /v2/lists/{slug}.
+type DeleteListResponse struct {
+	Deleted bool   `json:"deleted"`
+	Slug    string `json:"slug"`
+}
+
+// GetListResponse is the body of GET /v2/lists/{slug}.
+type GetListResponse struct {
+	Curated     bool            `json:"curated"`
+	Description *string         `json:"description"`
+	Name        string          `json:"name"`
+	Owner       json.RawMessage `json:"owner"`
+	Slug        string          `json:"slug"`
+	Status      *string         `json:"status,omitempty"`
+	TokenCount  int64           `json:"tokenCount"`
+	Tokens      json.RawMessage `json:"tokens"`
+	UpdatedAt   *int64          `json:"updatedAt"`
+}
+
+// GetListParams are the query parameters of GET /v2/lists/{slug} (zero values are left out).
+type GetListParams struct {
+	Limit  *int64 // page size; an integer outside the range is clamped to it; default 500; range 1..2000
+	Offset *int64 // zero-based offset; past the end gives an empty page; default 0; range 0..
+}
+
+func (p *GetListParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setInt(q, "limit", p.Limit)
+	setInt(q, "offset", p.Offset)
+	return q
+}
+
+// UpdateListResponse is the body of PATCH /v2/lists/{slug}.
+type UpdateListResponse struct {
+	Curated     bool            `json:"curated"`
+	Description json.RawMessage `json:"description"`
+	Name        string          `json:"name"`
+	Owner       json.RawMessage `json:"owner"`
+	Slug        string          `json:"slug"`
+	Status      string          `json:"status"`
+	TokenCount  int64           `json:"tokenCount"`
+	UpdatedAt   *int64          `json:"updatedAt"`
+}
+
+// UpdateListRequest is the body of PATCH /v2/lists/{slug}.
+type UpdateListRequest struct {
+	Name   *string `json:"name,omitempty"`
+	Slug   *string `json:"slug,omitempty"`
+	Status *string `json:"status,omitempty"`
+}
+
+// AddMembersResponse is the body of POST /v2/lists/{slug}/members.
+type AddMembersResponse struct {
+	Added  json.RawMessage `json:"added"`
+	Failed json.RawMessage `json:"failed"`
+}
+
+// AddMembersRequest is the body of POST /v2/lists/{slug}/members.
+type AddMembersRequest struct {
+	Mints []string `json:"mints,omitempty"`
+}
+
+// DeleteMemberResponse is the body of DELETE /v2/lists/{slug}/members/{mint}.
+type DeleteMemberResponse struct {
+	Deleted bool   `json:"deleted"`
+	Mint    string `json:"mint"`
+	Slug    string `json:"slug"`
+}
+
+// PutMemberResponse is the body of PUT /v2/lists/{slug}/members/{mint}.
+type PutMemberResponse struct {
+	AddedAt  int64           `json:"addedAt"`
+	Advisory json.RawMessage `json:"advisory"`
+	Decimals *int64          `json:"decimals"`
+	LogoURI  *string         `json:"logoURI"`
+	Mint     string          `json:"mint"`
+	Name     string          `json:"name"`
+	Note     *string         `json:"note,omitempty"`
+	Rank     int64           `json:"rank"`
+	Symbol   string          `json:"symbol"`
+	Verified bool            `json:"verified"`
+}
+
+// PutMemberRequest is the body of PUT /v2/lists/{slug}/members/{mint}.
+type PutMemberRequest struct {
+	Note *string `json:"note,omitempty"`
+	Rank *int64  `json:"rank,omitempty"`
+}
+
+// OpenAPI calls GET /openapi.json: this contract, as JSON.
+func (c *Client) OpenAPI(ctx context.Context) (*OpenapiResponse, error) {
+	return call[OpenapiResponse](ctx, c, "GET", "/openapi.json", nil, nil)
+}
+
+// Readiness calls GET /readyz: readiness of the store, the registry and the market data (200 ready, 503 not ready).
+func (c *Client) Readiness(ctx context.Context) (*ReadinessResponse, error) {
+	return call[ReadinessResponse](ctx, c, "GET", "/readyz", nil, nil)
+}
+
+// CuratedAssets calls GET /v1/assets/curated: a curated list of assets.
+func (c *Client) CuratedAssets(ctx context.Context, p *CuratedAssetsParams) (*CuratedAssetsResponse, error) {
+	return call[CuratedAssetsResponse](ctx, c, "GET", "/v1/assets/curated", p.values(), nil)
+}
+
+// MarketSnapshots calls POST /v1/assets/market-snapshots: market snapshots of up to N mints.
+func (c *Client) MarketSnapshots(ctx context.Context, body MarketSnapshotsRequest) (*MarketSnapshotsResponse, error) {
+	return call[MarketSnapshotsResponse](ctx, c, "POST", "/v1/assets/market-snapshots", nil, body)
+}
+
+// ResolveAsset calls GET /v1/assets/resolve: resolve a ref or mint to an asset.
+func (c *Client) ResolveAsset(ctx context.Context, p *ResolveAssetParams) (*ResolveAssetResponse, error) {
+	return call[ResolveAssetResponse](ctx, c, "GET", "/v1/assets/resolve", p.values(), nil)
+}
+
+// MintRiskSummary calls GET /v1/assets/risk-summary: risk summary of a mint.
+func (c *Client) MintRiskSummary(ctx context.Context, p *MintRiskSummaryParams) (*MintRiskSummaryResponse, error) {
+	return call[MintRiskSummaryResponse](ctx, c, "GET", "/v1/assets/risk-summary", p.values(), nil)
+}
+
+// SearchAssets calls GET /v1/assets/search: search assets.
+func (c *Client) SearchAssets(ctx context.Context, p *SearchAssetsParams) (*SearchAssetsResponse, error) {
+	return call[SearchAssetsResponse](ctx, c, "GET", "/v1/assets/search", p.values(), nil)
+}
+
+// TrendingAssets calls GET /v1/assets/trending: trending assets.
+func (c *Client) TrendingAssets(ctx context.Context, p *TrendingAssetsParams) (*TrendingAssetsResponse, error) {
+	return call[TrendingAssetsResponse](ctx, c, "GET", "/v1/assets/trending", p.values(), nil)
+}
+
+// VariantMarkets calls GET /v1/assets/variant-markets: variant markets of mints.
+func (c *Client) VariantMarkets(ctx context.Context, p *VariantMarketsParams) (*VariantMarketsResponse, error) {
+	return call[VariantMarketsResponse](ctx, c, "GET", "/v1/assets/variant-markets", p.values(), nil)
+}
+
+// GetAsset calls GET /v1/assets/{assetId}: asset detail with optional include blocks.
+func (c *Client) GetAsset(ctx context.Context, assetId string, p *GetAssetParams) (*GetAssetResponse, error) {
+	return call[GetAssetResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId), p.values(), nil)
+}
+
+// AssetDescription calls GET /v1/assets/{assetId}/description: asset description.
+func (c *Client) AssetDescription(ctx context.Context, assetId string) (*AssetDescriptionResponse, error) {
+	return call[AssetDescriptionResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/description", nil, nil)
+}
+
+// AssetMarkets calls GET /v1/assets/{assetId}/markets: markets (pools) of an asset.
+func (c *Client) AssetMarkets(ctx context.Context, assetId string, p *AssetMarketsParams) (*AssetMarketsResponse, error) {
+	return call[AssetMarketsResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/markets", p.values(), nil)
+}
+
+// AssetOHLCV calls GET /v1/assets/{assetId}/ohlcv: oHLCV candles.
+func (c *Client) AssetOHLCV(ctx context.Context, assetId string, p *AssetOHLCVParams) (*AssetOHLCVResponse, error) {
+	return call[AssetOHLCVResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/ohlcv", p.values(), nil)
+}
+
+// AssetPriceChart calls GET /v1/assets/{assetId}/price-chart: price chart.
+func (c *Client) AssetPriceChart(ctx context.Context, assetId string, p *AssetPriceChartParams) (*AssetPriceChartResponse, error) {
+	return call[AssetPriceChartResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/price-chart", p.values(), nil)
+}
+
+// AssetProfile calls GET /v1/assets/{assetId}/profile: asset profile.
+func (c *Client) AssetProfile(ctx context.Context, assetId string) (*AssetProfileResponse, error) {
+	return call[AssetProfileResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/profile", nil, nil)
+}
+
+// AssetRiskDetails calls GET /v1/assets/{assetId}/risk-details: risk details of an asset.
+func (c *Client) AssetRiskDetails(ctx context.Context, assetId string, p *AssetRiskDetailsParams) (*AssetRiskDetailsResponse, error) {
+	return call[AssetRiskDetailsResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/risk-details", p.values(), nil)
+}
+
+// AssetRiskSummary calls GET /v1/assets/{assetId}/risk-summary: risk summary of an asset.
+func (c *Client) AssetRiskSummary(ctx context.Context, assetId string, p *AssetRiskSummaryParams) (*AssetRiskSummaryResponse, error) {
+	return call[AssetRiskSummaryResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/risk-summary", p.values(), nil)
+}
+
+// AssetTickers calls GET /v1/assets/{assetId}/tickers: exchange tickers.
+func (c *Client) AssetTickers(ctx context.Context, assetId string, p *AssetTickersParams) (*AssetTickersResponse, error) {
+	return call[AssetTickersResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/tickers", p.values(), nil)
+}
+
+// VariantMarket calls GET /v1/assets/{assetId}/variant-market: market of one variant.
+func (c *Client) VariantMarket(ctx context.Context, assetId string, p *VariantMarketParams) (*VariantMarketResponse, error) {
+	return call[VariantMarketResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/variant-market", p.values(), nil)
+}
+
+// VariantTopMarkets calls GET /v1/assets/{assetId}/variant-top-markets: top markets per variant.
+func (c *Client) VariantTopMarkets(ctx context.Context, assetId string, p *VariantTopMarketsParams) (*VariantTopMarketsResponse, error) {
+	return call[VariantTopMarketsResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/variant-top-markets", p.values(), nil)
+}
+
+// AssetVariants calls GET /v1/assets/{assetId}/variants: variants of an asset.
+func (c *Client) AssetVariants(ctx context.Context, assetId string, p *AssetVariantsParams) (*AssetVariantsResponse, error) {
+	return call[AssetVariantsResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/variants", p.values(), nil)
+}
+
+// Health calls GET /v1/health: liveness.
+func (c *Client) Health(ctx context.Context) (*HealthResponse, error) {
+	return call[HealthResponse](ctx, c, "GET", "/v1/health", nil, nil)
+}
+
+// IngestTrades calls POST /v1/internal/trades: ingest trades (NDJSON or a JSON array).
+func (c *Client) IngestTrades(ctx context.Context, body []TradeEvent) (*IngestTradesResponse, error) {
+	return call[IngestTradesResponse](ctx, c, "POST", "/v1/internal/trades", nil, body)
+}
+
+// NewsFeed calls GET /v1/news/feed: news articles and social posts, globally or about one token (docs/news.md).
+func (c *Client) NewsFeed(ctx context.Context, p *NewsFeedParams) (*NewsFeedResponse, error) {
+	return call[NewsFeedResponse](ctx, c, "GET", "/v1/news/feed", p.values(), nil)
+}
+
+// Whoami calls GET /v1/whoami: the identity of the caller's session.
+func (c *Client) Whoami(ctx context.Context) (*WhoamiResponse, error) {
+	return call[WhoamiResponse](ctx, c, "GET", "/v1/whoami", nil, nil)
+}
+
+// ExecutionEvaluate calls GET /v2/execution/evaluate: quote a mint across providers for several sizes.
+func (c *Client) ExecutionEvaluate(ctx context.Context, p *ExecutionEvaluateParams) (*ExecutionEvaluateResponse, error) {
+	return call[ExecutionEvaluateResponse](ctx, c, "GET", "/v2/execution/evaluate", p.values(), nil)
+}
+
+// ExecutionLinks calls GET /v2/execution/links: deep links to swap a mint or an asset on supported venues.
+func (c *Client) ExecutionLinks(ctx context.Context, p *ExecutionLinksParams) (*ExecutionLinksResponse, error) {
+	return call[ExecutionLinksResponse](ctx, c, "GET", "/v2/execution/links", p.values(), nil)
+}
+
+// ExecutionRoute calls GET /v2/execution/route: best route for an asset across its variants.
+func (c *Client) ExecutionRoute(ctx context.Context, p *ExecutionRouteParams) (*ExecutionRouteResponse, error) {
+	return call[ExecutionRouteResponse](ctx, c, "GET", "/v2/execution/route", p.values(), nil)
+}
+
+// ListLists calls GET /v2/lists: catalog of visible lists.
+func (c *Client) ListLists(ctx context.Context, p *ListListsParams) (*ListListsResponse, error) {
+	return call[ListListsResponse](ctx, c, "GET", "/v2/lists", p.values(), nil)
+}
+
+// CreateList calls POST /v2/lists: create a community list.
+func (c *Client) CreateList(ctx context.Context, body CreateListRequest) (*CreateListResponse, error) {
+	return call[CreateListResponse](ctx, c, "POST", "/v2/lists", nil, body)
+}
+
+// SearchTokens calls GET /v2/lists/search-tokens: curator search over the token index, with warnings and the suppressed set (docs/lists.md).
+func (c *Client) SearchTokens(ctx context.Context, p *SearchTokensParams) (*SearchTokensResponse, error) {
+	return call[SearchTokensResponse](ctx, c, "GET", "/v2/lists/search-tokens", p.values(), nil)
+}
+
+// ComposeLists calls GET /v2/lists/tokens: compose the members of several lists.
+func (c *Client) ComposeLists(ctx context.Context, p *ComposeListsParams) (*ComposeListsResponse, error) {
+	return call[ComposeListsResponse](ctx, c, "GET", "/v2/lists/tokens", p.values(), nil)
+}
+
+// DeleteList calls DELETE /v2/lists/{slug}: delete a list.
+func (c *Client) DeleteList(ctx context.Context, slug string) (*DeleteListResponse, error) {
+	return call[DeleteListResponse](ctx, c, "DELETE", "/v2/lists/"+url.PathEscape(slug), nil, nil)
+}
+
+// GetList calls GET /v2/lists/{slug}: a list with its members.
+func (c *Client) GetList(ctx context.Context, slug string, p *GetListParams) (*GetListResponse, error) {
+	return call[GetListResponse](ctx, c, "GET", "/v2/lists/"+url.PathEscape(slug), p.values(), nil)
+}
+
+// UpdateList calls PATCH /v2/lists/{slug}: rename, re-slug or change the status of a list.
+func (c *Client) UpdateList(ctx context.Context, slug string, body UpdateListRequest) (*UpdateListResponse, error) {
+	return call[UpdateListResponse](ctx, c, "PATCH", "/v2/lists/"+url.PathEscape(slug), nil, body)
+}
+
+// AddMembers calls POST /v2/lists/{slug}/members: add members in bulk.
+func (c *Client) AddMembers(ctx context.Context, slug string, body AddMembersRequest) (*AddMembersResponse, error) {
+	return call[AddMembersResponse](ctx, c, "POST", "/v2/lists/"+url.PathEscape(slug)+"/members", nil, body)
+}
+
+// DeleteMember calls DELETE /v2/lists/{slug}/members/{mint}: remove a member.
+func (c *Client) DeleteMember(ctx context.Context, slug string, mint string) (*DeleteMemberResponse, error) {
+	return call[DeleteMemberResponse](ctx, c, "DELETE", "/v2/lists/"+url.PathEscape(slug)+"/members/"+url.PathEscape(mint), nil, nil)
+}
+
+// PutMember calls PUT /v2/lists/{slug}/members/{mint}: add or update a member.
+func (c *Client) PutMember(ctx context.Context, slug string, mint string, body PutMemberRequest) (*PutMemberResponse, error) {
+	return call[PutMemberResponse](ctx, c, "PUT", "/v2/lists/"+url.PathEscape(slug)+"/members/"+url.PathEscape(mint), nil, body)
+}
