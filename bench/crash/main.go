@@ -81,6 +81,7 @@ type options struct {
 	trades, spread           int
 	keep                     bool
 	profile                  string
+	profileFor               time.Duration
 }
 
 func run(ctx context.Context, args []string) error {
@@ -94,7 +95,8 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&o.senders, "c", 0, "concurrent senders (default 2 for crash, 4 for throughput)")
 	fs.IntVar(&o.trades, "trades", 1_000_000, "throughput: live trades to post over HTTP")
 	fs.IntVar(&o.spread, "spread", 1_000_000, "throughput: trades over the last 23 h to store with assetd ingest replay before the rebuild")
-	fs.StringVar(&o.profile, "cpuprofile", "", "throughput: write a 15 s CPU profile of the server during ingest to this file")
+	fs.StringVar(&o.profile, "cpuprofile", "", "throughput: write a CPU profile of the server during ingest to this file")
+	fs.DurationVar(&o.profileFor, "cpuprofile-for", 5*time.Second, "throughput: length of the -cpuprofile profile (keep it below the ingest time)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the data directory or schema")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -102,6 +104,13 @@ func run(ctx context.Context, args []string) error {
 	mode := fs.Arg(0)
 	if mode != "crash" && mode != "throughput" {
 		return errors.New("want a mode: crash or throughput")
+	}
+	// Flags may also follow the mode.
+	if err := fs.Parse(fs.Args()[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	h, err := newHarness(ctx, o)
 	if err != nil {
@@ -594,6 +603,26 @@ func loadavg() string {
 	return strings.Join(f[:3], " ")
 }
 
+// postgresCPU is the user+system CPU time of every local process named
+// postgres (0 when PostgreSQL runs elsewhere).
+func postgresCPU() float64 {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	var total float64
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil && strings.TrimSpace(string(comm)) == "postgres" {
+			total += cpuSeconds(pid)
+		}
+	}
+	return total
+}
+
 // cpuSeconds is the user+system CPU time the process pid has used.
 func cpuSeconds(pid int) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -632,15 +661,19 @@ func throughput(ctx context.Context, h *harness, o options) error {
 	fmt.Printf("load average before: %s\n", loadavg())
 	if o.profile != "" {
 		go func() {
-			resp, err := http.Get("http://" + h.admin + "/debug/pprof/profile?seconds=15")
+			resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", h.admin, max(1, int(o.profileFor.Seconds()))))
 			if err != nil {
+				fmt.Fprintln(os.Stderr, "cpu profile:", err)
 				return
 			}
 			defer resp.Body.Close()
 			f, err := os.Create(o.profile)
 			if err == nil {
-				_, _ = io.Copy(f, resp.Body)
+				_, err = io.Copy(f, resp.Body)
 				f.Close()
+			}
+			if err != nil || resp.StatusCode != 200 {
+				fmt.Fprintln(os.Stderr, "cpu profile:", resp.Status, err)
 			}
 		}()
 	}
@@ -649,7 +682,7 @@ func throughput(ctx context.Context, h *harness, o options) error {
 	var emu sync.Mutex
 	var wg sync.WaitGroup
 	pid := h.cmd.Process.Pid
-	cpu0 := cpuSeconds(pid)
+	cpu0, pg0 := cpuSeconds(pid), postgresCPU()
 	start := time.Now()
 	for range o.senders {
 		wg.Add(1)
@@ -674,12 +707,16 @@ func throughput(ctx context.Context, h *harness, o options) error {
 	wg.Wait()
 	el := time.Since(start)
 	cpu := cpuSeconds(pid) - cpu0
+	pg := postgresCPU() - pg0
 	if firstErr != nil {
 		return firstErr
 	}
 	n := float64(accepted.Load())
 	fmt.Printf("durable ingest: %d trades in %s = %.0f trades/s (%d senders, batches of %d); server CPU %.1f s = %.0f trades per CPU-second; load average after: %s\n",
 		accepted.Load(), el.Round(time.Millisecond), n/el.Seconds(), o.senders, o.batch, cpu, n/cpu, loadavg())
+	if o.engine == "postgres" && pg > 0 {
+		fmt.Printf("local PostgreSQL CPU %.1f s; assetd + PostgreSQL: %.0f trades per CPU-second\n", pg, n/(cpu+pg))
+	}
 
 	// Rebuild: the live trades plus o.spread trades over the last 23 h,
 	// stored with ingest replay while the server is down.

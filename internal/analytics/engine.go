@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/changelog"
 	"github.com/assetd/assetd/internal/market"
 )
 
@@ -59,6 +60,8 @@ type Engine struct {
 	shardSeed  maphash.Seed
 	walletSeed maphash.Seed
 	dd         *dedupe
+	// changes logs the mints trades were applied to (see Changes).
+	changes *changelog.Log[string]
 
 	accepted, duplicates, rejected atomic.Uint64
 }
@@ -81,7 +84,7 @@ func (sh *shard) state(mint string) *mintState {
 
 // New builds an Engine.
 func New(cfg Config) (*Engine, error) {
-	e := &Engine{clock: cfg.Clock, shardSeed: maphash.MakeSeed(), walletSeed: maphash.MakeSeed()}
+	e := &Engine{clock: cfg.Clock, shardSeed: maphash.MakeSeed(), walletSeed: maphash.MakeSeed(), changes: changelog.New[string](0)}
 	if e.clock == nil {
 		e.clock = time.Now
 	}
@@ -208,6 +211,7 @@ func (e *Engine) ingest(trades []Trade, withCandles bool) IngestResult {
 			e.dedupe(items, order, starts, nowSec)
 		}
 		groupBy(items, order, starts, func(it *ingestItem) int { return int(it.shard) })
+		var touched []string
 		for s := range nsh {
 			grp := order[starts[s]:starts[s+1]]
 			if len(grp) == 0 {
@@ -223,9 +227,13 @@ func (e *Engine) ingest(trades []Trade, withCandles bool) IngestResult {
 				}
 				e.apply(sh, it, nowSec, nowMin, withCandles)
 				res.Accepted++
+				if n := len(touched); n == 0 || touched[n-1] != it.t.Mint {
+					touched = append(touched, it.t.Mint)
+				}
 			}
 			sh.mu.Unlock()
 		}
+		e.changes.Add(touched...)
 	}
 	e.accepted.Add(uint64(res.Accepted))
 	e.duplicates.Add(uint64(res.Duplicates))
@@ -430,4 +438,13 @@ func (e *Engine) Stats() Stats {
 		sh.mu.Unlock()
 	}
 	return st
+}
+
+// Changes returns the mints trades were applied to after since (a number
+// an earlier call returned, 0 at first; a mint may repeat) and the number
+// to pass next time. complete is false when some of those changes are no
+// longer kept: the caller must assume that every mint changed. Time alone
+// (windows moving on, Prune) is not logged.
+func (e *Engine) Changes(since uint64) (mints []string, last uint64, complete bool) {
+	return e.changes.Since(since)
 }

@@ -2,7 +2,6 @@ package analytics
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"math"
 )
@@ -175,20 +174,6 @@ func (t *Trade) Validate() error {
 		return invalid(ReasonInvalidFee, "feeUsd")
 	}
 	return nil
-}
-
-// ParseTrade decodes one JSON trade event and validates it. A decode
-// failure is a *ValidationError with ReasonMalformedJSON. Unknown fields
-// are ignored.
-func ParseTrade(data []byte) (Trade, error) {
-	var t Trade
-	if err := json.Unmarshal(data, &t); err != nil {
-		return Trade{}, invalid(ReasonMalformedJSON, "")
-	}
-	if err := t.Validate(); err != nil {
-		return Trade{}, err
-	}
-	return t, nil
 }
 
 // consistentAmounts reports whether usd is tokens × price within

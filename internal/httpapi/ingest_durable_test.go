@@ -59,3 +59,21 @@ func TestIngestTradesDurable(t *testing.T) {
 		t.Fatalf("store failure: %d %s", r.status, r.raw)
 	}
 }
+
+type unavailableErr struct{}
+
+func (unavailableErr) Error() string     { return "nats: no servers available" }
+func (unavailableErr) Unavailable() bool { return true }
+
+// An ingester error saying the durable path is unreachable (the NATS trade
+// stream) is 503 trade_stream_unavailable, acknowledging nothing.
+func TestIngestTradesStreamUnavailable(t *testing.T) {
+	h, _, crypto := analyticsHarness(t)
+	h.srv.d.Trades = &fakeIngester{err: fmt.Errorf("publish: %w", unavailableErr{})}
+	ev := fmt.Sprintf(`{"signature":"u1","slot":5,"blockTime":%d,"mint":%q,"side":"sell","tokenAmount":1,"usdAmount":6,"priceUsd":6,"wallet":%q,"venue":"orca"}`,
+		h.now.Unix()-30, crypto.Variants[0].Mint, syntheticMints(1)[0])
+	r := h.ingest(t, "trades", "application/x-ndjson", ev)
+	if r.status != 503 || errCode(r) != "trade_stream_unavailable" || strings.Contains(r.raw, "accepted") || strings.Contains(r.raw, "no servers") {
+		t.Fatalf("stream unavailable: %d %s", r.status, r.raw)
+	}
+}

@@ -43,6 +43,10 @@ type Store interface {
 	NotifyTrades(ctx context.Context) error
 	// CandleState reads every stored candle and the candle mark.
 	CandleState(ctx context.Context) ([]analytics.CandleUpdate, int64, error)
+	// StreamCandleState reads the candle mark and every stored candle in
+	// one snapshot: mark first, then the candles in chunks to load (the
+	// chunk is reused after load returns).
+	StreamCandleState(ctx context.Context, mark func(int64), load func([]analytics.CandleUpdate) error) error
 	// SaveCandles upserts candles and sets the mark, unless the stored
 	// mark is past it (false).
 	SaveCandles(ctx context.Context, rows []analytics.CandleUpdate, through int64) (bool, error)
@@ -350,19 +354,38 @@ func (in *Ingester) Rebuild(ctx context.Context) (RebuildStats, error) {
 	if _, err := pruneCandles(ctx, in.st, now); err != nil {
 		return st, fmt.Errorf("rebuild: candle retention: %w", err)
 	}
-	rows, mark, err := in.st.CandleState(ctx)
-	if err != nil {
+	// The candles load on their own goroutine while the trades below the
+	// mark warm the windows (they touch no candle); trades above the mark
+	// re-derive candles, so they wait for the load.
+	var (
+		mark        int64
+		markRead    = make(chan struct{})
+		candlesDone = make(chan struct{})
+		candleErr   error
+		skipped     []error
+	)
+	go func() {
+		defer close(candlesDone)
+		candleErr = in.st.StreamCandleState(ctx, func(m int64) {
+			mark = m
+			close(markRead)
+		}, func(rows []analytics.CandleUpdate) error {
+			n, sk := in.eng.LoadCandles(rows)
+			st.Candles += n
+			skipped = append(skipped, sk...)
+			return nil
+		})
+	}()
+	if err := awaitMark(markRead, candlesDone, &candleErr); err != nil {
 		return st, fmt.Errorf("rebuild: %w", err)
 	}
-	loaded, skipped := in.eng.LoadCandles(rows)
-	if len(skipped) > 0 {
-		// An invalid stored row (e.g. a +Inf volume written before the
-		// value bounds) is skipped and counted, never a refused start.
-		in.log.Warn("invalid stored candles skipped", "skipped", len(skipped), "loaded", loaded, "first", skipped[0])
+	candlesLoaded := func() error {
+		<-candlesDone
+		return candleErr
 	}
-	st.Candles, st.SkippedCandles = loaded, len(skipped)
 	from, err := in.st.TradeSeqBefore(ctx, now.Add(-rebuildWindow))
 	if err != nil {
+		<-candlesDone
 		return st, fmt.Errorf("rebuild: %w", err)
 	}
 	from = min(from, mark)
@@ -372,14 +395,21 @@ func (in *Ingester) Rebuild(ctx context.Context) (RebuildStats, error) {
 	type chunk struct{ warm, recandle []analytics.Trade }
 	ch := make(chan chunk, 4)
 	done := make(chan struct{})
+	var loadErr error
 	go func() {
 		defer close(done)
+		waited := false
 		for c := range ch {
 			if len(c.warm) > 0 {
 				in.eng.Warm(c.warm)
 			}
-			if len(c.recandle) > 0 {
-				in.eng.Ingest(c.recandle)
+			if len(c.recandle) > 0 && loadErr == nil {
+				if !waited {
+					loadErr, waited = candlesLoaded(), true
+				}
+				if loadErr == nil {
+					in.eng.Ingest(c.recandle)
+				}
 			}
 		}
 	}()
@@ -410,6 +440,15 @@ func (in *Ingester) Rebuild(ctx context.Context) (RebuildStats, error) {
 	})
 	close(ch)
 	<-done
+	if lerr := candlesLoaded(); lerr != nil {
+		err = errors.Join(err, lerr)
+	}
+	if len(skipped) > 0 {
+		// An invalid stored row (e.g. a +Inf volume written before the
+		// value bounds) is skipped and counted, never a refused start.
+		in.log.Warn("invalid stored candles skipped", "skipped", len(skipped), "loaded", st.Candles, "first", skipped[0])
+	}
+	st.SkippedCandles = len(skipped)
 	in.applied = max(last, mark)
 	in.mu.Unlock()
 	in.flushMu.Lock()
@@ -425,4 +464,26 @@ func (in *Ingester) Rebuild(ctx context.Context) (RebuildStats, error) {
 	in.log.Info("analytics state rebuilt from stored trades", "candles", st.Candles, "trades", st.Trades,
 		"recandled", st.Recandled, "candle_mark", mark, "applied_seq", in.applied, "took", st.Took.Round(time.Millisecond))
 	return st, nil
+}
+
+// awaitMark waits until the candle load reported the mark (markRead) or
+// finished (done, with *loadErr set before done closed). Both may be
+// closed by the time it looks, since an empty store reports the mark and
+// finishes at once, and select then picks either case: the load failed
+// only when *loadErr says so.
+func awaitMark(markRead, done <-chan struct{}, loadErr *error) error {
+	select {
+	case <-markRead:
+		return nil
+	case <-done:
+	}
+	if *loadErr != nil {
+		return *loadErr
+	}
+	select {
+	case <-markRead:
+		return nil
+	default:
+		return errors.New("the store reported no candle mark")
+	}
 }

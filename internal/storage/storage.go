@@ -34,3 +34,19 @@ type RegistryDocument struct {
 	Hash       string // hex SHA-256 of Body
 	ImportedAt int64  // unix ms
 }
+
+// CommitHook is called after a transaction that bumped change topics has
+// committed, with those topics (each once, in bump order). It runs on the
+// writer's goroutine and must not block: the change bus publishes the
+// topics to other replicas (internal/natsbus).
+type CommitHook func(topics []string)
+
+// AddTopic appends topic to topics unless it is there already.
+func AddTopic(topics []string, topic string) []string {
+	for _, t := range topics {
+		if t == topic {
+			return topics
+		}
+	}
+	return append(topics, topic)
+}

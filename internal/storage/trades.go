@@ -173,3 +173,33 @@ func ScanTradePages(after, before int64, page TradePage, fn func([]StoredTrade) 
 		after = buf[len(buf)-1].Seq
 	}
 }
+
+// CandleChunkRows is how many candles StreamCandles hands over at a time.
+const CandleChunkRows = 8192
+
+// StreamCandles reads rows of CandleColumns and calls fn with them,
+// CandleChunkRows at a time; the chunk is reused after fn returns.
+func StreamCandles(rows Rows, fn func([]analytics.CandleUpdate) error) error {
+	chunk := make([]analytics.CandleUpdate, 0, CandleChunkRows)
+	for rows.Next() {
+		c, err := ScanCandle(rows)
+		if err != nil {
+			return err
+		}
+		chunk = append(chunk, c)
+		if len(chunk) == cap(chunk) {
+			if err := fn(chunk); err != nil {
+				return err
+			}
+			clear(chunk)
+			chunk = chunk[:0]
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(chunk) > 0 {
+		return fn(chunk)
+	}
+	return nil
+}

@@ -151,3 +151,21 @@ func (s *Store) SetKeyLimits(ctx context.Context, id string, l apikey.Limits) er
 	}
 	return nil
 }
+
+// SetKeyScopes implements apikey.Store: it replaces a key's scopes.
+func (s *Store) SetKeyScopes(ctx context.Context, id string, scopes []string) error {
+	err := s.withTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE api_keys SET scopes = $1 WHERE id = $2`, storage.JoinList(scopes), id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return storage.ErrNotFound
+		}
+		return bump(ctx, tx, storage.TopicKeys)
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: set scopes of key %s: %w", id, err)
+	}
+	return nil
+}

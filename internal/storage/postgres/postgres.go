@@ -42,7 +42,14 @@ const migrateLockClass int32 = 0x61737364 // "assd"
 type Store struct {
 	pool   *pgxpool.Pool
 	schema string // "" when the connection string's search_path applies
+	// onCommit, when set (OnCommit, before use), hears the change topics
+	// of every committed write transaction.
+	onCommit storage.CommitHook
 }
+
+// OnCommit has fn called after every committed transaction that bumped
+// change topics, with those topics. Set it before the store is used.
+func (s *Store) OnCommit(fn storage.CommitHook) { s.onCommit = fn }
 
 // Open connects to databaseURL (a postgres:// URL or key=value DSN; pool
 // settings such as pool_max_conns may be given in it). It does not migrate;
@@ -214,15 +221,38 @@ func applyOne(ctx context.Context, conn *pgxpool.Conn, m storage.Migration) (ok 
 	return ok && err == nil, err
 }
 
-// withTx runs fn in a transaction, committed if fn returns nil.
+// withTx runs fn in a transaction, committed if fn returns nil; the
+// topics fn bumped go to the commit hook after the commit.
 func (s *Store) withTx(ctx context.Context, fn func(pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, s.pool, fn)
+	if s.onCommit == nil {
+		return pgx.BeginFunc(ctx, s.pool, fn)
+	}
+	var topics []string
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		ct := &changeTx{Tx: tx}
+		err := fn(ct)
+		topics = ct.topics
+		return err
+	})
+	if err == nil && len(topics) > 0 {
+		s.onCommit(topics)
+	}
+	return err
+}
+
+// changeTx is a transaction that records the change topics bumped in it.
+type changeTx struct {
+	pgx.Tx
+	topics []string
 }
 
 // bump increments the change version of topic inside tx.
 func bump(ctx context.Context, tx pgx.Tx, topic string) error {
 	_, err := tx.Exec(ctx, `INSERT INTO change_versions(topic, version) VALUES ($1, 1)
 		ON CONFLICT (topic) DO UPDATE SET version = change_versions.version + 1`, topic)
+	if ct, ok := tx.(*changeTx); ok && err == nil {
+		ct.topics = storage.AddTopic(ct.topics, topic)
+	}
 	return err
 }
 

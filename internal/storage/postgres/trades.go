@@ -21,33 +21,45 @@ const (
 
 const lockSQL = `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))`
 
-const insertTrades = `INSERT INTO trades(` + storage.TradeColumns + `)
-	SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bytea[])
+// The batch is copied (binary COPY) into a per-session staging table
+// before the trade lock is taken, so concurrent batches transfer and parse
+// their rows in parallel and only the insert itself is serialised.
+const (
+	createStage = `CREATE TEMP TABLE IF NOT EXISTS trades_stage (
+		ord INT NOT NULL, signature TEXT NOT NULL, mint TEXT NOT NULL, block_time BIGINT NOT NULL, data BYTEA NOT NULL
+	) ON COMMIT DELETE ROWS`
+	insertStaged = `INSERT INTO trades(` + storage.TradeColumns + `)
+	SELECT ` + storage.TradeColumns + ` FROM trades_stage ORDER BY ord
 	ON CONFLICT (signature) DO NOTHING RETURNING seq, signature`
+)
+
+var stageColumns = []string{"ord", "signature", "mint", "block_time", "data"}
 
 // pruneChunk bounds the trades one DELETE removes.
 const pruneChunk = 50_000
 
-// tradeColumns is a batch of trades as column arrays, for unnest.
-type tradeColumns struct {
-	sig, mint []string
-	blockTime []int64
-	data      [][]byte
+// stageRows is the COPY source of a batch: the first trade of each
+// signature, in batch order.
+type stageRows struct {
+	trades []analytics.Trade
+	first  []int // indexes into trades
+	next   int
+	buf    []byte
+	row    [5]any
 }
 
-func columnsOf(trades []analytics.Trade) *tradeColumns {
-	n := len(trades)
-	c := &tradeColumns{sig: make([]string, n), mint: make([]string, n), blockTime: make([]int64, n), data: make([][]byte, n)}
-	buf := make([]byte, 0, n*128)
-	for i := range trades {
-		t := &trades[i]
-		c.sig[i], c.mint[i], c.blockTime[i] = t.Signature, t.Mint, t.BlockTime
-		start := len(buf)
-		buf = storage.EncodeTradeData(buf, t)
-		c.data[i] = buf[start:len(buf):len(buf)]
-	}
-	return c
+func (r *stageRows) Next() bool { r.next++; return r.next <= len(r.first) }
+
+func (r *stageRows) Values() ([]any, error) {
+	i := r.first[r.next-1]
+	t := &r.trades[i]
+	start := len(r.buf)
+	r.buf = storage.EncodeTradeData(r.buf, t)
+	r.row = [5]any{int32(i), t.Signature, t.Mint, t.BlockTime, r.buf[start:len(r.buf):len(r.buf)]}
+	return r.row[:], nil
 }
+
+func (r *stageRows) Err() error { return nil }
 
 // InsertTrades stores, in one transaction, the trades whose signature is
 // not stored yet, and reports which they were. now is the ingestion time
@@ -59,18 +71,26 @@ func (s *Store) InsertTrades(ctx context.Context, trades []analytics.Trade, now 
 		return res, nil
 	}
 	index := make(map[string]int, len(trades))
+	first := make([]int, 0, len(trades))
 	for i := range trades {
 		if _, ok := index[trades[i].Signature]; !ok {
 			index[trades[i].Signature] = i
+			first = append(first, i)
 		}
 	}
-	c := columnsOf(trades)
+	buf := make([]byte, 0, len(first)*128)
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		res = storage.TradeInsert{Inserted: make([]bool, len(trades))}
+		if _, err := tx.Exec(ctx, createStage); err != nil {
+			return err
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"trades_stage"}, stageColumns, &stageRows{trades: trades, first: first, buf: buf[:0]}); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, lockSQL, tradeLockClass); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, insertTrades, c.sig, c.mint, c.blockTime, c.data)
+		rows, err := tx.Query(ctx, insertStaged)
 		if err != nil {
 			return err
 		}
@@ -175,18 +195,38 @@ const selectCandleMark = `SELECT COALESCE((SELECT value FROM analytics_marks WHE
 func (s *Store) CandleState(ctx context.Context) ([]analytics.CandleUpdate, int64, error) {
 	var rows []analytics.CandleUpdate
 	var mark int64
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, selectCandleMark, storage.MarkCandles).Scan(&mark); err != nil {
-			return err
-		}
-		var err error
-		rows, err = loadCandles(ctx, tx, 0)
-		return err
+	err := s.StreamCandleState(ctx, func(m int64) { mark = m }, func(chunk []analytics.CandleUpdate) error {
+		rows = append(rows, chunk...)
+		return nil
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("postgres: candle state: %w", err)
+		return nil, 0, err
 	}
 	return rows, mark, nil
+}
+
+// StreamCandleState reads the candle mark and every stored candle in one
+// snapshot: it calls mark with the mark first, then load with the candles
+// (by mint, interval and time) in chunks of storage.CandleChunkRows; the
+// chunk is reused after load returns.
+func (s *Store) StreamCandleState(ctx context.Context, mark func(int64), load func([]analytics.CandleUpdate) error) error {
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var m int64
+		if err := tx.QueryRow(ctx, selectCandleMark, storage.MarkCandles).Scan(&m); err != nil {
+			return err
+		}
+		mark(m)
+		rows, err := tx.Query(ctx, `SELECT `+storage.CandleColumns+` FROM candles ORDER BY mint, interval, start`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		return storage.StreamCandles(rows, load)
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: candle state: %w", err)
+	}
+	return nil
 }
 
 // SaveCandles upserts rows and moves the candle mark to through, in one

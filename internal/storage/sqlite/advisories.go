@@ -35,7 +35,7 @@ func (s *Store) SetAdvisory(ctx context.Context, a lists.Advisory) (lists.Adviso
 		if err != nil {
 			return err
 		}
-		return bump(ctx, tx, storage.TopicAdvisories)
+		return s.bump(ctx, tx, storage.TopicAdvisories)
 	})
 	if err != nil {
 		return lists.Advisory{}, fmt.Errorf("sqlite: set advisory %s: %w", a.Mint, err)
@@ -53,7 +53,7 @@ func (s *Store) ClearAdvisory(ctx context.Context, mint string) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return storage.ErrNotFound
 		}
-		return bump(ctx, tx, storage.TopicAdvisories)
+		return s.bump(ctx, tx, storage.TopicAdvisories)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: clear advisory %s: %w", mint, err)

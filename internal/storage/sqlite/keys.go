@@ -55,7 +55,7 @@ func (s *Store) CreateKey(ctx context.Context, project string, k apikey.Key) (ap
 		if err := insertKey(ctx, tx, k); err != nil {
 			return err
 		}
-		return bump(ctx, tx, storage.TopicKeys)
+		return s.bump(ctx, tx, storage.TopicKeys)
 	})
 	if err != nil {
 		return k, fmt.Errorf("sqlite: create key for %q: %w", project, err)
@@ -94,7 +94,7 @@ func (s *Store) RevokeKey(ctx context.Context, id string, at time.Time) error {
 		if err := revoke(ctx, tx, id, at); err != nil {
 			return err
 		}
-		return bump(ctx, tx, storage.TopicKeys)
+		return s.bump(ctx, tx, storage.TopicKeys)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: revoke key %s: %w", id, err)
@@ -122,7 +122,7 @@ func (s *Store) RotateKey(ctx context.Context, old string, next apikey.Key, at t
 		if err := insertKey(ctx, tx, next); err != nil {
 			return err
 		}
-		return bump(ctx, tx, storage.TopicKeys)
+		return s.bump(ctx, tx, storage.TopicKeys)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: rotate key %s: %w", old, err)
@@ -141,10 +141,28 @@ func (s *Store) SetKeyLimits(ctx context.Context, id string, l apikey.Limits) er
 		if n, _ := res.RowsAffected(); n == 0 {
 			return storage.ErrNotFound
 		}
-		return bump(ctx, tx, storage.TopicKeys)
+		return s.bump(ctx, tx, storage.TopicKeys)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: set limits of key %s: %w", id, err)
+	}
+	return nil
+}
+
+// SetKeyScopes implements apikey.Store: it replaces a key's scopes.
+func (s *Store) SetKeyScopes(ctx context.Context, id string, scopes []string) error {
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET scopes = ? WHERE id = ?`, storage.JoinList(scopes), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return storage.ErrNotFound
+		}
+		return s.bump(ctx, tx, storage.TopicKeys)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: set scopes of key %s: %w", id, err)
 	}
 	return nil
 }

@@ -98,7 +98,7 @@ func (s *Store) CreateList(ctx context.Context, p lists.CreateParams) (lists.Lis
 			l.Slug, l.ID, l.Owner); err != nil {
 			return slugTaken(err, p.Slug)
 		}
-		return bump(ctx, tx, storage.TopicLists)
+		return s.bump(ctx, tx, storage.TopicLists)
 	})
 	if err != nil {
 		return lists.List{}, fmt.Errorf("sqlite: create list %q: %w", p.Slug, err)
@@ -196,7 +196,7 @@ func (s *Store) UpdateList(ctx context.Context, p lists.UpdateParams) (lists.Lis
 			l.Slug, l.Name, l.Status, l.UpdatedAt, l.ID); err != nil {
 			return slugTaken(err, l.Slug)
 		}
-		return bump(ctx, tx, storage.TopicLists)
+		return s.bump(ctx, tx, storage.TopicLists)
 	})
 	if err != nil {
 		return lists.List{}, fmt.Errorf("sqlite: update list %q: %w", p.Slug, err)
@@ -234,7 +234,7 @@ func (s *Store) DeleteList(ctx context.Context, project, slug string) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM token_lists WHERE id = ?`, l.ID); err != nil {
 			return err
 		}
-		return bump(ctx, tx, storage.TopicLists)
+		return s.bump(ctx, tx, storage.TopicLists)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: delete list %q: %w", slug, err)
@@ -326,7 +326,7 @@ func (s *Store) PutMember(ctx context.Context, p lists.PutMemberParams) (lists.M
 		if _, err := tx.ExecContext(ctx, `UPDATE token_lists SET member_count = ?, updated_at = ? WHERE id = ?`, n, now, l.ID); err != nil {
 			return err
 		}
-		return bump(ctx, tx, storage.TopicLists)
+		return s.bump(ctx, tx, storage.TopicLists)
 	})
 	if err != nil {
 		return lists.Member{}, false, fmt.Errorf("sqlite: put member %s of %q: %w", p.Mint, p.Slug, err)
@@ -358,7 +358,7 @@ func (s *Store) DeleteMember(ctx context.Context, project, slug, mint string, no
 			storage.Ms(now), l.ID); err != nil {
 			return err
 		}
-		return bump(ctx, tx, storage.TopicLists)
+		return s.bump(ctx, tx, storage.TopicLists)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: delete member %s of %q: %w", mint, slug, err)
@@ -391,7 +391,7 @@ func (s *Store) AddMembers(ctx context.Context, p lists.AddMembersParams) (lists
 			l.MemberCount+len(res.Added), now, l.ID); err != nil {
 			return err
 		}
-		return bump(ctx, tx, storage.TopicLists)
+		return s.bump(ctx, tx, storage.TopicLists)
 	})
 	if err != nil {
 		return lists.AddResult{}, fmt.Errorf("sqlite: add %d members to %q: %w", len(p.Members), p.Slug, err)

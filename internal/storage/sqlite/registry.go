@@ -32,7 +32,7 @@ func (s *Store) PutRegistryDocument(ctx context.Context, d storage.RegistryDocum
 			return err
 		}
 		changed = true
-		return bump(ctx, tx, storage.TopicRegistry)
+		return s.bump(ctx, tx, storage.TopicRegistry)
 	})
 	if err != nil {
 		return false, fmt.Errorf("sqlite: put registry document %q: %w", d.Source, err)
@@ -50,7 +50,7 @@ func (s *Store) DeleteRegistryDocument(ctx context.Context, source string) error
 		if n, _ := res.RowsAffected(); n == 0 {
 			return storage.ErrNotFound
 		}
-		return bump(ctx, tx, storage.TopicRegistry)
+		return s.bump(ctx, tx, storage.TopicRegistry)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: delete registry document %q: %w", source, err)

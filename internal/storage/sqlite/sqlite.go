@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/assetd/assetd/internal/storage"
@@ -31,7 +32,18 @@ type Store struct {
 	w    *sql.DB // single writer connection, BEGIN IMMEDIATE
 	r    *sql.DB // reader pool
 	path string
+	// onCommit, when set (OnCommit, before use), hears the change topics
+	// of every committed write transaction.
+	onCommit storage.CommitHook
+	// bumped is the topics of the write transaction in progress (there
+	// is one at a time: a single writer connection).
+	mu     sync.Mutex
+	bumped []string
 }
+
+// OnCommit has fn called after every committed transaction that bumped
+// change topics, with those topics. Set it before the store is used.
+func (s *Store) OnCommit(fn storage.CommitHook) { s.onCommit = fn }
 
 // Open opens (creating if needed) the database in dataDir. It does not
 // migrate; call Migrate.
@@ -137,15 +149,41 @@ func (s *Store) withTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		return err
 	}
 	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	err = fn(tx)
+	// Taken while this transaction still holds the one writer connection:
+	// after Commit the next transaction may already be bumping.
+	topics := s.takeBumped()
+	if err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if len(topics) > 0 && s.onCommit != nil {
+		s.onCommit(topics)
+	}
+	return nil
 }
 
-func bump(ctx context.Context, tx *sql.Tx, topic string) error {
+// takeBumped returns and clears the topics of the current transaction.
+func (s *Store) takeBumped() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.bumped
+	s.bumped = nil
+	return t
+}
+
+// bump increments the change version of topic inside tx (the writer's
+// transaction) and records it for the commit hook.
+func (s *Store) bump(ctx context.Context, tx *sql.Tx, topic string) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO change_versions(topic, version) VALUES (?, 1)
 		ON CONFLICT(topic) DO UPDATE SET version = change_versions.version + 1`, topic)
+	if err == nil {
+		s.mu.Lock()
+		s.bumped = storage.AddTopic(s.bumped, topic)
+		s.mu.Unlock()
+	}
 	return err
 }
 

@@ -32,7 +32,7 @@ func (s *Store) ReplaceTokenSource(ctx context.Context, source string, tokens []
 				return fmt.Errorf("token %s: %w", t.Mint, err)
 			}
 		}
-		return bump(ctx, tx, storage.TopicTokens)
+		return s.bump(ctx, tx, storage.TopicTokens)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: replace token source %q: %w", source, err)

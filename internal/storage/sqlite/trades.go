@@ -169,7 +169,7 @@ func (s *Store) PruneTrades(ctx context.Context, t time.Time) (int64, error) {
 
 // NotifyTrades bumps storage.TopicTrades.
 func (s *Store) NotifyTrades(ctx context.Context) error {
-	if err := s.withTx(ctx, func(tx *sql.Tx) error { return bump(ctx, tx, storage.TopicTrades) }); err != nil {
+	if err := s.withTx(ctx, func(tx *sql.Tx) error { return s.bump(ctx, tx, storage.TopicTrades) }); err != nil {
 		return fmt.Errorf("sqlite: notify trades: %w", err)
 	}
 	return nil
@@ -178,20 +178,42 @@ func (s *Store) NotifyTrades(ctx context.Context) error {
 // CandleState returns every stored candle and the candle mark (the seq
 // through which they reflect every stored trade), read in one snapshot.
 func (s *Store) CandleState(ctx context.Context) ([]analytics.CandleUpdate, int64, error) {
-	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, 0, fmt.Errorf("sqlite: candle state: %w", err)
-	}
-	defer tx.Rollback()
+	var rows []analytics.CandleUpdate
 	var mark int64
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM analytics_marks WHERE name = ?), 0)`, storage.MarkCandles).Scan(&mark); err != nil {
-		return nil, 0, fmt.Errorf("sqlite: candle state: %w", err)
-	}
-	rows, err := loadCandles(ctx, tx, 0)
+	err := s.StreamCandleState(ctx, func(m int64) { mark = m }, func(chunk []analytics.CandleUpdate) error {
+		rows = append(rows, chunk...)
+		return nil
+	})
 	if err != nil {
 		return nil, 0, err
 	}
 	return rows, mark, nil
+}
+
+// StreamCandleState reads the candle mark and every stored candle in one
+// snapshot: it calls mark with the mark first, then load with the candles
+// (by mint, interval and time) in chunks of storage.CandleChunkRows; the
+// chunk is reused after load returns.
+func (s *Store) StreamCandleState(ctx context.Context, mark func(int64), load func([]analytics.CandleUpdate) error) error {
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("sqlite: candle state: %w", err)
+	}
+	defer tx.Rollback()
+	var m int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT value FROM analytics_marks WHERE name = ?), 0)`, storage.MarkCandles).Scan(&m); err != nil {
+		return fmt.Errorf("sqlite: candle state: %w", err)
+	}
+	mark(m)
+	rows, err := tx.QueryContext(ctx, `SELECT `+storage.CandleColumns+` FROM candles ORDER BY mint, interval, start`)
+	if err != nil {
+		return fmt.Errorf("sqlite: candle state: %w", err)
+	}
+	defer rows.Close()
+	if err := storage.StreamCandles(rows, load); err != nil {
+		return fmt.Errorf("sqlite: candle state: %w", err)
+	}
+	return nil
 }
 
 // SaveCandles upserts rows and moves the candle mark to through, in one

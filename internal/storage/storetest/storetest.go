@@ -70,6 +70,7 @@ func Run(t *testing.T, h Harness) {
 		{"RevokeKey", testRevoke},
 		{"RotateKey", testRotate},
 		{"SetKeyLimits", testLimits},
+		{"SetKeyScopes", testScopes},
 		{"VersionsBumpOnKeyWrites", testVersions},
 		{"Sessions", testSessions},
 		{"UsageAggregates", testUsageAggregates},
@@ -119,6 +120,9 @@ func Run(t *testing.T, h Harness) {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
 	}
 	for _, tc := range TradeTests { // trades.go
+		t.Run(tc.Name, func(t *testing.T) { tc.Fn(t, h) })
+	}
+	for _, tc := range ChangeTests { // changes.go
 		t.Run(tc.Name, func(t *testing.T) { tc.Fn(t, h) })
 	}
 }
@@ -264,6 +268,44 @@ func testLimits(t *testing.T, h Harness) {
 	k, _ := s.GetKey(ctx, "key_a")
 	if d := cmp.Diff(l, k.Limits); d != "" {
 		t.Fatalf("limits (-want +got):\n%s", d)
+	}
+}
+
+func testScopes(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	ctx := context.Background()
+	mustCreate(t, s, "acme", newKey("key_a", hash(1), "assets:read", "assets:ohlcv:read"))
+	mustCreate(t, s, "acme", newKey("key_b", hash(2), "assets:read"))
+	v0, err := s.Versions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"assets:ohlcv:read", "execution:read"}
+	if err := s.SetKeyScopes(ctx, "key_a", want); err != nil {
+		t.Fatal(err)
+	}
+	k, _ := s.GetKey(ctx, "key_a")
+	if d := cmp.Diff(want, k.Scopes); d != "" {
+		t.Fatalf("scopes (-want +got):\n%s", d)
+	}
+	// The other key and the listing agree; the keys topic moved, so every
+	// replica's key index reloads.
+	other, _ := s.GetKey(ctx, "key_b")
+	if d := cmp.Diff([]string{"assets:read"}, other.Scopes); d != "" {
+		t.Fatalf("untouched key's scopes (-want +got):\n%s", d)
+	}
+	all, _ := s.ListKeys(ctx)
+	for _, lk := range all {
+		if lk.ID == "key_a" && !cmp.Equal(want, lk.Scopes) {
+			t.Fatalf("ListKeys scopes of key_a = %v", lk.Scopes)
+		}
+	}
+	v1, _ := s.Versions(ctx)
+	if v1[storage.TopicKeys] <= v0[storage.TopicKeys] {
+		t.Fatalf("keys version %d → %d; want it to move", v0[storage.TopicKeys], v1[storage.TopicKeys])
+	}
+	if err := s.SetKeyScopes(ctx, "key_missing", want); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("SetKeyScopes missing: %v; want ErrNotFound", err)
 	}
 }
 
