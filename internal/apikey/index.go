@@ -13,22 +13,28 @@ import (
 // Index is an immutable snapshot of the active keys, keyed by the raw
 // SHA-256 of the plaintext.
 type Index struct {
-	byHash map[[32]byte]*Key
+	byHash map[[32]byte]*entry
+}
+
+// entry is an indexed key with its decoded stored hash.
+type entry struct {
+	key    *Key
+	stored [32]byte
 }
 
 // NewIndex builds an index over the active keys in keys.
 func NewIndex(keys []Key) (*Index, error) {
-	idx := &Index{byHash: make(map[[32]byte]*Key, len(keys))}
+	idx := &Index{byHash: make(map[[32]byte]*entry, len(keys))}
 	for i := range keys {
 		k := &keys[i]
 		if !k.Active() {
 			continue
 		}
-		var h [32]byte
-		if n, err := hex.Decode(h[:], []byte(k.Hash)); err != nil || n != 32 {
+		e := &entry{key: k}
+		if n, err := hex.Decode(e.stored[:], []byte(k.Hash)); err != nil || n != 32 {
 			return nil, fmt.Errorf("key %s: malformed hash", k.ID)
 		}
-		idx.byHash[h] = k
+		idx.byHash[e.stored] = e
 	}
 	return idx, nil
 }
@@ -37,22 +43,24 @@ func NewIndex(keys []Key) (*Index, error) {
 func (x *Index) Len() int { return len(x.byHash) }
 
 // Lookup returns the active key whose plaintext is s, or nil. The stored
-// hash is compared in constant time once the candidate is found.
+// hash is compared in constant time once the candidate is found. It does
+// not allocate: the plaintext (fixed length, checked by WellFormed) is
+// copied into a stack array and hashed there.
 func (x *Index) Lookup(s string) *Key {
 	if !WellFormed(s) {
 		return nil
 	}
-	h := sha256.Sum256([]byte(s))
-	k := x.byHash[h]
-	if k == nil {
+	var buf [plaintextLen]byte
+	copy(buf[:], s)
+	h := sha256.Sum256(buf[:])
+	e := x.byHash[h]
+	if e == nil {
 		return nil
 	}
-	var stored [32]byte
-	_, _ = hex.Decode(stored[:], []byte(k.Hash))
-	if subtle.ConstantTimeCompare(stored[:], h[:]) != 1 {
+	if subtle.ConstantTimeCompare(e.stored[:], h[:]) != 1 {
 		return nil
 	}
-	return k
+	return e.key
 }
 
 // Lister is what the cache needs from a store.
@@ -71,7 +79,7 @@ type Cache struct {
 // NewCache returns an empty cache over store; call Reload before serving.
 func NewCache(store Lister, log *slog.Logger) *Cache {
 	c := &Cache{store: store, log: log}
-	c.cur.Store(&Index{byHash: map[[32]byte]*Key{}})
+	c.cur.Store(&Index{byHash: map[[32]byte]*entry{}})
 	return c
 }
 

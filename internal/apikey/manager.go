@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -24,6 +25,8 @@ type Store interface {
 	RotateKey(ctx context.Context, old string, next Key, at time.Time) error
 	// SetKeyLimits replaces a key's limit overrides.
 	SetKeyLimits(ctx context.Context, id string, l Limits) error
+	// SetKeyScopes replaces a key's scopes.
+	SetKeyScopes(ctx context.Context, id string, scopes []string) error
 }
 
 // Manager creates, rotates and revokes keys.
@@ -81,4 +84,37 @@ func (m Manager) Revoke(ctx context.Context, id string) error {
 		return fmt.Errorf("revoke %s: %w", id, err)
 	}
 	return nil
+}
+
+// ErrNoScopes is returned when a key would be left without any scope.
+var ErrNoScopes = errors.New("a key needs at least one scope")
+
+// SetScopes replaces the scopes of active key id. Every scope must be known
+// (AllScopes) and at least one is required; the key index picks the change
+// up on its next reload, like a revocation.
+func (m Manager) SetScopes(ctx context.Context, id string, scopes []string) (Key, error) {
+	if len(scopes) == 0 {
+		return Key{}, ErrNoScopes
+	}
+	clean := make([]string, 0, len(scopes))
+	for _, s := range scopes {
+		if !slices.Contains(AllScopes[:], s) {
+			return Key{}, fmt.Errorf("unknown scope %q (allowed: %s)", s, strings.Join(AllScopes[:], ", "))
+		}
+		if !slices.Contains(clean, s) {
+			clean = append(clean, s)
+		}
+	}
+	k, err := m.Store.GetKey(ctx, id)
+	if err != nil {
+		return Key{}, fmt.Errorf("set scopes of %s: %w", id, err)
+	}
+	if !k.Active() {
+		return Key{}, fmt.Errorf("set scopes of %s: key is revoked", id)
+	}
+	if err := m.Store.SetKeyScopes(ctx, id, clean); err != nil {
+		return Key{}, fmt.Errorf("set scopes of %s: %w", id, err)
+	}
+	k.Scopes = clean
+	return k, nil
 }

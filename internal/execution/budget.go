@@ -1,6 +1,7 @@
 package execution
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -21,6 +22,9 @@ type QuoteBudget struct {
 	// Capacity is the bucket size; Window is the time a full refill takes.
 	Capacity int
 	Window   time.Duration
+	// Shared, when set, holds the buckets every replica charges (Redis);
+	// when it fails, the local buckets decide (fail open).
+	Shared SharedBuckets
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
@@ -40,6 +44,29 @@ func NewQuoteBudget(capacity int, window time.Duration) *QuoteBudget {
 		window = DefaultQuoteBudgetWindow
 	}
 	return &QuoteBudget{Capacity: capacity, Window: window, buckets: map[string]*bucket{}}
+}
+
+// SharedBuckets are token buckets shared between replicas: Take charges n
+// tokens of key's bucket (capacity tokens refilled over window), or
+// nothing and how long until it holds enough; an error means "decide
+// locally".
+type SharedBuckets interface {
+	Take(ctx context.Context, key string, n, capacity int, window time.Duration) (ok bool, retryAfter time.Duration, err error)
+}
+
+// Charge is Take through the shared buckets when there are any (and they
+// answer), else through the local ones.
+func (b *QuoteBudget) Charge(ctx context.Context, key string, n int, now time.Time) (ok bool, retryAfter time.Duration) {
+	if b.Shared != nil {
+		need := min(max(n, 0), b.Capacity)
+		if ok, after, err := b.Shared.Take(ctx, key, need, b.Capacity, b.Window); err == nil {
+			if !ok {
+				after = max(after, time.Second)
+			}
+			return ok, after
+		}
+	}
+	return b.Take(key, n, now)
 }
 
 // Take charges n quotes to key at now. When the bucket holds too few it

@@ -2,7 +2,9 @@
 // bumps a per-topic version in the same transaction; a Poller reads the
 // versions on an interval and runs the reload functions of the topics that
 // moved. Polling one small table works identically on SQLite and PostgreSQL
-// and across any number of replicas.
+// and across any number of replicas. A change bus (internal/natsbus) calls
+// Kick when another process announces a change, so the poll runs at once
+// and the interval is only the fallback.
 package watch
 
 import (
@@ -27,11 +29,22 @@ type Poller struct {
 	topics   map[string][]ReloadFunc
 	seen     map[string]int64
 	observe  func(topic string, err error)
+	kick     chan struct{}
 }
 
 // NewPoller returns a poller reading src every interval.
 func NewPoller(src VersionSource, interval time.Duration, log *slog.Logger) *Poller {
-	return &Poller{src: src, interval: interval, log: log, topics: map[string][]ReloadFunc{}, seen: map[string]int64{}}
+	return &Poller{src: src, interval: interval, log: log, topics: map[string][]ReloadFunc{}, seen: map[string]int64{},
+		kick: make(chan struct{}, 1)}
+}
+
+// Kick makes Run poll now (once, however many kicks arrive meanwhile). It
+// never blocks and is safe to call from any goroutine.
+func (p *Poller) Kick() {
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
 }
 
 // On registers fn for topic. Register before Run.
@@ -98,6 +111,8 @@ func (p *Poller) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			p.Poll(ctx)
+		case <-p.kick:
 			p.Poll(ctx)
 		}
 	}

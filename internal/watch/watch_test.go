@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 )
@@ -64,4 +65,48 @@ func TestPollReloadsChangedTopicsOnly(t *testing.T) {
 	if want := map[string]int{"keys ok": 1, "registry error": 2, "registry ok": 1}; fmt.Sprint(observed) != fmt.Sprint(want) {
 		t.Fatalf("observed reloads %v; want %v", observed, want)
 	}
+}
+
+func TestKickPollsBeforeTheInterval(t *testing.T) {
+	v := &lockedVersions{v: versions{"keys": 1}}
+	p := NewPoller(v, time.Hour, slog.New(slog.DiscardHandler))
+	reloaded := make(chan struct{}, 1)
+	p.On("keys", func(context.Context) error {
+		select {
+		case reloaded <- struct{}{}:
+		default:
+		}
+		return nil
+	})
+	if err := p.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-reloaded // Sync's
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() { p.Run(ctx); close(done) }()
+	v.set("keys", 2)
+	p.Kick()
+	p.Kick() // a second kick while one is pending is absorbed
+	select {
+	case <-reloaded:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Kick did not make the poller reload before its (hour-long) interval")
+	}
+	cancel()
+	<-done
+}
+
+type lockedVersions struct {
+	mu sync.Mutex
+	v  versions
+}
+
+func (l *lockedVersions) set(k string, n int64) { l.mu.Lock(); l.v[k] = n; l.mu.Unlock() }
+
+func (l *lockedVersions) Versions(ctx context.Context) (map[string]int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.v.Versions(ctx)
 }
