@@ -2,7 +2,8 @@
 # bench/compare.sh: assetd against the same bytes served by nginx and by a
 # minimal Go server (bench/static), in rotating wrk rounds.
 #
-#   bench/compare.sh -url http://127.0.0.1:8080 -key "$KEY" [-rounds 3] [-d 10s] [-c 64] [-t 2]
+#   bench/compare.sh -url http://127.0.0.1:8080 -key "$KEY" [-rounds 3] [-d 10s] [-c 64] [-t 2] \
+#       [-open RATE [-pid ASSETD_PID]] [-only-open]
 #
 # It captures assetd's body for each endpoint (detail, curated majors,
 # curated all, search, trending, market-snapshots), serves those bytes from
@@ -11,14 +12,23 @@
 # endpoint runs wrk against assetd, the Go ceiling and nginx in turn and
 # prints requests/s and the ratios assetd/go and assetd/nginx. assetd's
 # market-snapshots is a POST; the ceilings answer the same bytes to a GET.
+# After the rounds it prints min/median/max of each endpoint's requests/s
+# and ratios. -open RATE adds the open-loop mixed read load: bench/load
+# -rate RATE over the GET endpoints, once against assetd and once against
+# nginx, printing latency percentiles and the server's CPU per request
+# (utime+stime from /proc/<pid>/stat, all nginx processes summed; assetd's
+# pid is found from its listening port, or give -pid). -only-open skips
+# the wrk rounds. The load average is printed at the start and the end.
 # Needs wrk (Debian package `wrk`). Start assetd with a high --rate-limit.
 set -euo pipefail
 
-url=http://127.0.0.1:8080 key=${ASSETD_KEY:-} rounds=3 dur=10s conns=64 threads=2
+url=http://127.0.0.1:8080 key=${ASSETD_KEY:-} rounds=3 dur=10s conns=64 threads=2 open="" apid="" onlyopen=""
 while [ $# -gt 0 ]; do
 	case $1 in
+	-only-open) onlyopen=1; shift; continue ;;
 	-url) url=$2 ;; -key) key=$2 ;; -rounds) rounds=$2 ;; -d) dur=$2 ;; -c) conns=$2 ;; -t) threads=$2 ;;
-	*) echo "usage: $0 -url URL -key KEY [-rounds N] [-d DUR] [-c CONNS] [-t THREADS]" >&2; exit 2 ;;
+	-open) open=$2 ;; -pid) apid=$2 ;;
+	*) echo "usage: $0 -url URL -key KEY [-rounds N] [-d DUR] [-c CONNS] [-t THREADS] [-open RATE [-pid PID]] [-only-open]" >&2; exit 2 ;;
 	esac
 	shift 2
 done
@@ -36,13 +46,16 @@ trap cleanup EXIT
 
 go build -o "$work/static" "$root/bench/static"
 "$work/static" -capture "$work/bodies" -url "$url" -key "$key"
+# nginx's workers run as an unprivileged user: let them read the bodies.
+chmod -R a+rX "$work"
 
 "$work/static" -serve "$work/bodies" -addr 127.0.0.1:0 >"$work/static.addr" &
-pids+=($!)
+gopid=$!
+pids+=($gopid)
 for _ in $(seq 100); do [ -s "$work/static.addr" ] && break; sleep 0.1; done
 goaddr=$(cat "$work/static.addr")
 
-ngaddr=""
+ngaddr="" ngpids=""
 if command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; then
 	ngbin=$(command -v nginx || echo /usr/sbin/nginx)
 	ngport=$(( (RANDOM % 20000) + 30000 ))
@@ -69,33 +82,127 @@ CONF
 	pids+=($!)
 	ngaddr=127.0.0.1:$ngport
 	for _ in $(seq 50); do curl -sf "http://$ngaddr/detail" >/dev/null && break; sleep 0.1; done
+	ngpids=$(cat "$work/nginx/nginx.pid" 2>/dev/null || true)
+	[ -n "$ngpids" ] && ngpids="$ngpids $(pgrep -P "$ngpids" | tr "\n" " " || true)"
 else
 	echo "compare: nginx not installed (Debian package nginx); comparing against the Go ceiling only" >&2
 fi
 
-# wrk prints "Requests/sec: N"; rps URL [LUA] runs it once.
-rps() {
-	local args=(-t"$threads" -c"$conns" -d"$dur" --latency)
-	[ -n "${2:-}" ] && args+=(-s "$2")
-	wrk "${args[@]}" -H "x-api-key: $key" "$1" | awk '/^Requests\/sec:/ {print $2}'
+# Both ceilings must answer 200 with exactly the captured bytes (a
+# ceiling answering 403 or 404 would be measured as a fast server).
+while IFS=$'\t' read -r name _; do
+	for base in "http://$goaddr" ${ngaddr:+"http://$ngaddr"}; do
+		if ! curl -sf "$base/$name" | cmp -s - "$work/bodies/$name.json"; then
+			echo "compare: $base/$name does not serve the captured bytes" >&2
+			exit 1
+		fi
+	done
+done <"$work/bodies/endpoints.tsv"
+
+# assetd's pid (for CPU per request): -pid, else the process listening on
+# the URL's port.
+if [ -z "$apid" ]; then
+	port=${url##*:}
+	port=${port%%/*}
+	apid=$(ss -ltnpH "sport = :$port" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2 || true)
+fi
+[ -n "$apid" ] || echo "compare: assetd's pid not found (give -pid); its CPU per request is not measured" >&2
+
+# cpu_ticks PID...: utime+stime of the processes, in clock ticks.
+cpu_ticks() {
+	local t=0 p
+	for p in "$@"; do
+		[ -r "/proc/$p/stat" ] || continue
+		t=$((t + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$p/stat")))
+	done
+	echo "$t"
 }
 
-printf '%-6s %-17s %10s %10s %10s %8s %8s\n' round endpoint assetd go nginx a/go a/nginx
-for round in $(seq "$rounds"); do
-	while IFS=$'\t' read -r name method path bodyfile; do
-		lua=""
-		if [ "$method" = POST ]; then
-			lua="$work/$name.lua"
-			printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = [[%s]]\n' \
-				"$(cat "$work/bodies/$bodyfile")" >"$lua"
-		fi
-		a=$(rps "$url$path" "$lua")
-		g=$(rps "http://$goaddr/$name")
-		n=-
-		[ -n "$ngaddr" ] && n=$(rps "http://$ngaddr/$name")
-		ag=$(awk -v a="$a" -v b="$g" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-		an=-
-		[ "$n" != - ] && an=$(awk -v a="$a" -v b="$n" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-		printf '%-6s %-17s %10s %10s %10s %8s %8s\n' "$round" "$name" "$a" "$g" "$n" "$ag" "$an"
+# rps URL LUA PID...: one wrk run; prints requests/s and the server's CPU
+# per request in microseconds (- without a pid).
+rps() {
+	local url=$1 lua=$2
+	shift 2
+	local args=(-t"$threads" -c"$conns" -d"$dur" --latency)
+	[ -n "$lua" ] && args+=(-s "$lua")
+	local t0 t1 out
+	t0=$(cpu_ticks "$@")
+	out=$(wrk "${args[@]}" -H "x-api-key: $key" "$url")
+	t1=$(cpu_ticks "$@")
+	echo "$out" | awk -v d="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v np="$#" '
+		/ requests in / { n = $1 }
+		/^Requests\/sec:/ { r = $2 }
+		END { printf "%s %s\n", r, (np > 0 && n > 0 ? sprintf("%.1f", d / hz / n * 1e6) : "-") }'
+}
+
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+results=$work/results.tsv
+: >"$results"
+if [ -z "$onlyopen" ]; then
+	echo "requests/s, ratios, and each server's CPU per request (us; utime+stime over wrk's request count)"
+	printf '%-6s %-17s %10s %10s %10s %8s %8s %8s %8s %8s\n' round endpoint assetd go nginx a/go a/nginx cpu-a cpu-go cpu-ngx
+	for round in $(seq "$rounds"); do
+		while IFS=$'\t' read -r name method path bodyfile; do
+			lua=""
+			if [ "$method" = POST ]; then
+				lua="$work/$name.lua"
+				printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = [[%s]]\n' \
+					"$(cat "$work/bodies/$bodyfile")" >"$lua"
+			fi
+			read -r a acpu < <(rps "$url$path" "$lua" $apid)
+			read -r g gcpu < <(rps "http://$goaddr/$name" "" "$gopid")
+			n=- ncpu=-
+			[ -n "$ngaddr" ] && read -r n ncpu < <(rps "http://$ngaddr/$name" "" $ngpids)
+			ag=$(awk -v a="$a" -v b="$g" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+			an=-
+			[ "$n" != - ] && an=$(awk -v a="$a" -v b="$n" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+			printf '%-6s %-17s %10s %10s %10s %8s %8s %8s %8s %8s\n' "$round" "$name" "$a" "$g" "$n" "$ag" "$an" "$acpu" "$gcpu" "$ncpu"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$a" "$g" "$n" "$ag" "$an" "$acpu" "$gcpu" "$ncpu" >>"$results"
+		done <"$work/bodies/endpoints.tsv"
+	done
+	echo
+	echo "min/median/max over $rounds rounds"
+	printf '%-17s %-26s %-26s %-26s %-17s %-17s %-17s %-17s %-17s\n' endpoint assetd go nginx a/go a/nginx cpu-a cpu-go cpu-ngx
+	cut -f1 "$work/bodies/endpoints.tsv" | while read -r name; do
+		line="$(printf '%-17s' "$name")"
+		for col in 2 3 4 5 6 7 8 9; do
+			w=26
+			[ "$col" -ge 5 ] && w=17
+			stat=$(awk -F'\t' -v n="$name" -v c="$col" '$1 == n && $c != "-" { print $c }' "$results" | sort -g |
+				awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit } m = (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); printf "%s/%s/%s", v[1], m, v[NR] }')
+			line="$line $(printf "%-${w}s" "$stat")"
+		done
+		echo "$line"
+	done
+fi
+
+# openrun NAME BASE PATHSFILE PID...: the open-loop load against one server.
+openrun() {
+	local name=$1 base=$2 paths=$3
+	shift 3
+	local t0 t1 out reqs
+	t0=$(cpu_ticks "$@")
+	out=$("$work/load" -url "$base" -key "$key" -paths "$paths" -rate "$open" -c 256 -d "$dur")
+	t1=$(cpu_ticks "$@")
+	reqs=$(echo "$out" | awk '/^requests / { print $2 }')
+	echo "$out" | sed "s/^/$name: /"
+	awk -v n="$name" -v d="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v r="$reqs" \
+		'BEGIN { printf "%s: server CPU %.2f s, %.1f us per request\n", n, d / hz, (r > 0 ? d / hz / r * 1e6 : 0) }'
+}
+
+if [ -n "$open" ]; then
+	go build -o "$work/load" "$root/bench/load"
+	: >"$work/apaths" && : >"$work/npaths"
+	while IFS=$'\t' read -r name method path _; do
+		[ "$method" = GET ] || continue
+		echo "$path" >>"$work/apaths"
+		echo "/$name" >>"$work/npaths"
 	done <"$work/bodies/endpoints.tsv"
-done
+	echo
+	echo "open loop: mixed GET load at $open/s for $dur"
+	openrun assetd "$url" "$work/apaths" $apid
+	if [ -n "$ngaddr" ]; then
+		openrun nginx "http://$ngaddr" "$work/npaths" $ngpids
+	fi
+fi
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -2,8 +2,10 @@ package catalog
 
 import (
 	"testing"
+	"time"
 
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/registry"
 )
 
 // Benchmarks of the read model alone (no HTTP, no JSON encoding of the
@@ -65,6 +67,37 @@ func BenchmarkCurated(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				c.Curated(o)
+			}
+		})
+	}
+}
+
+// BenchmarkSearchLarge ranks queries of every kind over the seed plus
+// 150,000 synthetic assets (the issue 17 registry size); the former scan
+// is the baseline (scan sub-benchmarks).
+func BenchmarkSearchLarge(b *testing.B) {
+	seed, err := registry.Seed()
+	if err != nil {
+		b.Fatal(err)
+	}
+	snap, _, err := registry.Build(seed, syntheticDoc(150_000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &Catalog{markets: syntheticMarkets(snap, "large"), now: func() time.Time { return testNow }, syncIndex: true}
+	c.snap.Store(snap)
+	c.Rebuild()
+	m := c.model()
+	for _, q := range []string{"SYN123456", "syn12345", "Synthetic asset 1234", "asset 99", "sol", "usdc", "s", "ta", "zq", "nothing-matches"} {
+		b.Run("index/"+q, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.Search(SearchOptions{Query: q, Limit: 20})
+			}
+		})
+		b.Run("scan/"+q, func(b *testing.B) {
+			for b.Loop() {
+				scanSearch(m, q, "", 20)
 			}
 		})
 	}

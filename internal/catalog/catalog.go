@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"log/slog"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,13 @@ type Catalog struct {
 	canon   atomic.Pointer[CanonicalReader]
 	tokens  atomic.Pointer[func() *tokenindex.Index]
 	gen     atomic.Uint64 // last model version
+	// Refresh state (under mu): the market change log position read so
+	// far, and where the sweep of live views continues.
+	cursor uint64
+	sweep  int
+	// syncIndex builds the search index inside Rebuild whatever the
+	// registry size (tests).
+	syncIndex bool
 }
 
 // SetCanonical sets where the model reads canonical (asset-level) market
@@ -61,6 +69,19 @@ func (c *Catalog) advisory(mint string) *asset.Advisory {
 
 // New returns a catalog over snap reading markets from mr.
 func New(snap *registry.Snapshot, mr MarketReader, now func() time.Time, log *slog.Logger) *Catalog {
+	return NewWith(snap, mr, now, log, Options{})
+}
+
+// Options are the catalog's other inputs, set at construction so that the
+// first build is the only one (each Set* method rebuilds).
+type Options struct {
+	Advisories AdvisoryFunc
+	Canonical  CanonicalReader
+	Tokens     func() *tokenindex.Index
+}
+
+// NewWith is New with the other inputs set before the first build.
+func NewWith(snap *registry.Snapshot, mr MarketReader, now func() time.Time, log *slog.Logger, o Options) *Catalog {
 	if mr == nil {
 		mr = NoMarkets{}
 	}
@@ -69,6 +90,15 @@ func New(snap *registry.Snapshot, mr MarketReader, now func() time.Time, log *sl
 	}
 	c := &Catalog{markets: mr, now: now, log: log}
 	c.snap.Store(snap)
+	if o.Advisories != nil {
+		c.advice.Store(&o.Advisories)
+	}
+	if o.Canonical != nil {
+		c.canon.Store(&o.Canonical)
+	}
+	if o.Tokens != nil {
+		c.tokens.Store(&o.Tokens)
+	}
 	c.Rebuild()
 	return c
 }
@@ -82,22 +112,66 @@ func (c *Catalog) SetSnapshot(s *registry.Snapshot) {
 	c.Rebuild()
 }
 
-// Rebuild recomputes the model from the snapshot and the market cache and
-// swaps it in.
+// Rebuild recomputes the whole model (structure: search index, curated
+// lists, input maps; and every view) from the snapshot and the market
+// cache and swaps it in. It runs when the registry, the advisories or the
+// canonical reader change; market updates go through Refresh.
 func (c *Catalog) Rebuild() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
+	if feed, ok := c.markets.(ChangeReader); ok {
+		// Everything logged so far is read by this build.
+		_, c.cursor, _ = feed.Changes(c.cursor)
+	}
 	m := build(c.snap.Load(), c.markets, c.canonical(), c.now(), c.advisory)
 	m.version = c.gen.Add(1)
 	c.cur.Store(m)
 	if c.log != nil {
 		c.log.Debug("catalog model rebuilt", "assets", len(m.assets), "took", time.Since(start))
 	}
+	if c.syncIndex || len(m.assets) <= syncIndexAssets {
+		m.indexes.search.Store(buildSearchIndex(m))
+		return
+	}
+	// A large registry's search index is built off the caller's path
+	// (search scans until it is there), so a rebuild, and start-up, does
+	// not wait for it.
+	go func() {
+		start := time.Now()
+		m.indexes.search.Store(buildSearchIndex(m))
+		if c.log != nil {
+			c.log.Info("catalog search index built", "assets", len(m.assets), "took", time.Since(start).Round(time.Millisecond))
+		}
+	}()
 }
 
-// Run rebuilds the model every interval until ctx ends, so market updates
-// reach stats, primaries and orderings.
+// syncIndexAssets: registries up to this size get their search index
+// built inside Rebuild.
+const syncIndexAssets = 20_000
+
+// AdvisoriesChanged re-derives the views whose advisory differs from the
+// advisory function's current answer (call it after the advisory index
+// reloads); other views, the structure and, when nothing differs, the
+// model version stay.
+func (c *Catalog) AdvisoriesChanged() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.model()
+	var dirty []int32
+	for i, am := range old.assets {
+		for j := range am.variants {
+			if !reflect.DeepEqual(am.variants[j].Advisory, c.advisory(am.variants[j].Mint)) {
+				dirty = append(dirty, int32(i))
+				break
+			}
+		}
+	}
+	c.applyLocked(old, dirty)
+}
+
+// Run refreshes the model every interval until ctx ends, so market
+// updates reach stats, primaries and orderings (see Refresh).
 func (c *Catalog) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -106,7 +180,7 @@ func (c *Catalog) Run(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			c.Rebuild()
+			c.Refresh()
 		}
 	}
 }
@@ -114,7 +188,8 @@ func (c *Catalog) Run(ctx context.Context, interval time.Duration) {
 func (c *Catalog) model() *model { return c.cur.Load() }
 
 // Version identifies the model currently served: it changes on every
-// rebuild, so anything derived from one version (an encoded response)
+// rebuild and on every refresh that changed a view (never on an idle
+// refresh), so anything derived from one version (an encoded response)
 // stays valid while Version returns the same number.
 func (c *Catalog) Version() uint64 { return c.model().version }
 

@@ -343,7 +343,7 @@ func TestSearchOrderProperty(t *testing.T) {
 		return best
 	}
 	for range 300 {
-		am := &m.assets[rng.IntN(len(m.assets))]
+		am := m.assets[rng.IntN(len(m.assets))]
 		k := am.keys[rng.IntN(len(am.keys))]
 		i := rng.IntN(len(k))
 		q := k[i : i+1+rng.IntN(len(k)-i)]
@@ -363,7 +363,7 @@ func TestSearchOrderProperty(t *testing.T) {
 		}
 		var want []key
 		for j := range m.assets {
-			o := &m.assets[j]
+			o := m.assets[j]
 			if cl := class(o, strings.ToLower(q)); cl != matchNone && (category == "" || o.a.Category == category) {
 				want = append(want, key{cl, o.liquidity(), o.a.AssetID})
 			}

@@ -64,10 +64,6 @@ type assetModel struct {
 	// lstCapped marks solana yield/lst variants dropped by the default
 	// LST floor and cap; nil for other assets.
 	lstCapped []bool
-	groups    [2]Groups // [default, variantsMode=all]
-	// byLiquidity are the variant views by liquidity desc [default, all].
-	byLiquidity [2][]*Variant
-	rows        [3]Row // asset row per strategy (without variants)
 	// details are the asset details per strategy and variantsMode, built
 	// and encoded on first use (see detailView).
 	details [3][2]atomic.Pointer[detailView]
@@ -75,6 +71,11 @@ type assetModel struct {
 	// substring test.
 	keys []string
 	blob string
+	// live is set when the view holds market-derived data (a variant
+	// market or execution quality, stats, a canonical arm): such a view
+	// can change with time alone, so refresh passes re-derive it now and
+	// then even when no change was logged (see Catalog.Refresh).
+	live bool
 }
 
 // volume24 is the sort key of curated rows: stats volume, nulls last.
@@ -113,13 +114,27 @@ type model struct {
 	// version numbers the models of one catalog, increasing per rebuild.
 	version uint64
 	snap    *registry.Snapshot
-	assets  []assetModel
+	assets  []*assetModel
 	byID    map[string]int
 	curated map[string]*curatedModel
 	// lists maps a curated-list member mint to the bit set of its static
 	// lists (bit i = asset.CuratedLists[i]).
 	lists   map[string]uint16
 	builtAt time.Time
+	// inputs maps canonical keys to the assets that read them; indexes
+	// holds the search index. Both depend on the registry only: a refresh
+	// of market data shares them with the model it replaces.
+	inputs  *inputIndex
+	indexes *indexes
+	// byLiq is every asset index by canonical liquidity desc, then asset
+	// id: the order search ranks within a match class.
+	byLiq []int32
+}
+
+// indexes are the structures built once per registry structure, possibly
+// after the model is served.
+type indexes struct {
+	search atomic.Pointer[searchIndex] // nil until built: search scans
 }
 
 const solanaAssetID = "solana"
@@ -129,14 +144,10 @@ func isLSTKind(kind string) bool { return kind == asset.KindYield || kind == ass
 // build computes the model from a snapshot and the market cache.
 func build(snap *registry.Snapshot, mr MarketReader, cr CanonicalReader, now time.Time, adv func(string) *asset.Advisory) *model {
 	all := snap.Assets()
-	m := &model{snap: snap, assets: make([]assetModel, len(all)), byID: make(map[string]int, len(all)), builtAt: now}
+	m := &model{snap: snap, assets: make([]*assetModel, len(all)), byID: make(map[string]int, len(all)), builtAt: now}
 	for i := range all {
 		m.byID[all[i].AssetID] = i
-		buildAsset(&m.assets[i], &all[i], snap, mr, cr, now)
-		for j := range m.assets[i].variants {
-			v := &m.assets[i].variants[j]
-			v.Advisory = adv(v.Mint)
-		}
+		m.assets[i] = newAssetModel(&all[i], snap, mr, cr, now, adv)
 	}
 	m.curated = buildCurated(m, snap)
 	m.lists = map[string]uint16{}
@@ -150,7 +161,21 @@ func build(snap *registry.Snapshot, mr MarketReader, cr CanonicalReader, now tim
 			m.lists[mem.Mint] |= bit
 		}
 	}
+	m.inputs = buildInputs(m)
+	m.indexes = &indexes{}
+	m.byLiq = liquidityOrder(m, nil, nil)
 	return m
+}
+
+// newAssetModel builds the view of one registry asset.
+func newAssetModel(a *registry.Asset, snap *registry.Snapshot, mr MarketReader, cr CanonicalReader, now time.Time, adv func(string) *asset.Advisory) *assetModel {
+	am := &assetModel{}
+	buildAsset(am, a, snap, mr, cr, now)
+	for j := range am.variants {
+		v := &am.variants[j]
+		v.Advisory = adv(v.Mint)
+	}
+	return am
 }
 
 // variantView builds the view of one variant from the market cache.
@@ -206,8 +231,14 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 		img := a.ImageURL
 		am.image = &img
 	}
+	if n == 1 {
+		am.order = [3][]int{singleOrder, singleOrder, singleOrder}
+	}
 	rows := make([]ranking.Row, n)
 	for si, s := range asset.Strategies {
+		if n == 1 {
+			break
+		}
 		for i := range rows {
 			rows[i] = ranking.Row{Index: i, Mint: a.Variants[i].Mint, StockVariantTier: a.Variants[i].StockVariantTier,
 				Market: am.variants[i].Market, Quality: am.variants[i].ExecutionQuality}
@@ -234,42 +265,58 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 			am.lstCapped[r.Index] = false
 		}
 	}
-	for mode := range 2 {
-		g := Groups{Spot: []*Variant{}, LST: []*Variant{}, Yield: []*Variant{}, ETF: []*Variant{}, Leveraged: []*Variant{},
-			Basket: []*Variant{}, TokenizedEquity: []*Variant{}}
-		var byLiq []*Variant
-		for _, i := range am.order[0] {
-			if mode == 0 && am.capped(i) {
-				continue
-			}
-			v := &am.variants[i]
-			byLiq = append(byLiq, v)
-			switch v.Kind {
-			case asset.KindLST:
-				g.LST = append(g.LST, v)
-			case asset.KindYield:
-				g.Yield = append(g.Yield, v)
-			case asset.KindETF:
-				g.ETF = append(g.ETF, v)
-			case asset.KindLeveraged:
-				g.Leveraged = append(g.Leveraged, v)
-			case asset.KindBasket:
-				g.Basket = append(g.Basket, v)
-			case asset.KindTokenizedEquity:
-				g.TokenizedEquity = append(g.TokenizedEquity, v)
-			default:
-				g.Spot = append(g.Spot, v)
-			}
-		}
-		am.groups[mode] = g
-		am.byLiquidity[mode] = byLiq
-	}
-	for si := range asset.Strategies {
-		am.rows[si] = Row{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, ImageURL: am.image,
-			Stats: am.stats, PrimaryVariant: am.primaryView(si)}
-	}
 	am.keys = searchKeys(a)
 	am.blob = strings.Join(am.keys, "\x00")
+	am.live = am.stats != nil || am.canonical != nil
+	for i := range am.variants {
+		if am.variants[i].Market != nil || am.variants[i].ExecutionQuality != nil || am.variants[i].PreIPO != nil {
+			am.live = true
+		}
+	}
+}
+
+// singleOrder is the order of every one-variant asset (shared, read-only).
+var singleOrder = []int{0}
+
+// groups returns the variant groups of the asset detail and the variants
+// by liquidity desc, for a variantsMode (0 default, 1 all). Computed on
+// use (details are cached; rows with variants go into cached bodies)
+// rather than held per asset.
+func (am *assetModel) groups(mode int) (Groups, []*Variant) {
+	g := Groups{Spot: []*Variant{}, LST: []*Variant{}, Yield: []*Variant{}, ETF: []*Variant{}, Leveraged: []*Variant{},
+		Basket: []*Variant{}, TokenizedEquity: []*Variant{}}
+	byLiq := make([]*Variant, 0, len(am.order[0]))
+	for _, i := range am.order[0] {
+		if mode == 0 && am.capped(i) {
+			continue
+		}
+		v := &am.variants[i]
+		byLiq = append(byLiq, v)
+		switch v.Kind {
+		case asset.KindLST:
+			g.LST = append(g.LST, v)
+		case asset.KindYield:
+			g.Yield = append(g.Yield, v)
+		case asset.KindETF:
+			g.ETF = append(g.ETF, v)
+		case asset.KindLeveraged:
+			g.Leveraged = append(g.Leveraged, v)
+		case asset.KindBasket:
+			g.Basket = append(g.Basket, v)
+		case asset.KindTokenizedEquity:
+			g.TokenizedEquity = append(g.TokenizedEquity, v)
+		default:
+			g.Spot = append(g.Spot, v)
+		}
+	}
+	return g, byLiq
+}
+
+// row is the asset row for a strategy (without variants).
+func (am *assetModel) row(si int) Row {
+	a := am.a
+	return Row{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, ImageURL: am.image,
+		Stats: am.stats, PrimaryVariant: am.primaryView(si)}
 }
 
 // capped reports whether variant i is hidden by the default LST floor/cap.
@@ -371,7 +418,7 @@ func buildCurated(m *model, snap *registry.Snapshot) map[string]*curatedModel {
 			addMint(ai, variantIndex(a, mem.Mint), mem.AddedAt)
 		}
 		if hasSolana && (l.ID == "lsts" || l.ID == registry.AllListID) {
-			sm := &m.assets[solana]
+			sm := m.assets[solana]
 			for _, vi := range sm.order[0] {
 				if isLSTKind(sm.a.Variants[vi].Kind) {
 					addAsset(solana)

@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -29,7 +28,7 @@ func (c *Catalog) ResolveMint(mint string) (registry.Resolution, error) {
 // the fly for a singleton.
 func (c *Catalog) view(m *model, res registry.Resolution) *assetModel {
 	if i, ok := m.byID[res.AssetID]; ok && !res.Singleton() {
-		return &m.assets[i]
+		return m.assets[i]
 	}
 	a := res.Asset
 	known := false
@@ -159,9 +158,10 @@ func (am *assetModel) detailView(si, mode int) *detailView {
 		return dv
 	}
 	a := am.a
+	groups, _ := am.groups(mode)
 	d := &Detail{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, Aliases: a.Aliases,
 		ImageURL: am.image, Stats: am.stats, PrimaryVariantStrategy: asset.Strategies[si], PrimaryVariant: am.primaryView(si),
-		CanonicalMarket: am.canonical, VariantGroups: am.groups[mode]}
+		CanonicalMarket: am.canonical, VariantGroups: groups}
 	if d.Aliases == nil {
 		d.Aliases = []string{}
 	}
@@ -253,54 +253,10 @@ func (c *Catalog) Search(o SearchOptions) []Row {
 		}
 		return []Row{c.row(am, si, o.VariantsAll, 0)}
 	}
-	lq := strings.ToLower(q)
-	type hit struct {
-		i     int
-		class int
-		liq   float64
-	}
-	var hits []hit
-	for i := range m.assets {
-		am := &m.assets[i]
-		if o.Category != "" && am.a.Category != o.Category {
-			continue
-		}
-		if !strings.Contains(am.blob, lq) {
-			continue
-		}
-		best := matchNone
-		for _, k := range am.keys {
-			switch {
-			case k == lq:
-				best = matchExact
-			case best > matchPrefix && strings.HasPrefix(k, lq):
-				best = matchPrefix
-			case best > matchSubstring && strings.Contains(k, lq):
-				best = matchSubstring
-			}
-			if best == matchExact {
-				break
-			}
-		}
-		if best != matchNone {
-			hits = append(hits, hit{i, best, am.liquidity()})
-		}
-	}
-	slices.SortFunc(hits, func(a, b hit) int {
-		if c := cmp.Compare(a.class, b.class); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.liq, a.liq); c != 0 {
-			return c
-		}
-		return cmp.Compare(m.assets[a.i].a.AssetID, m.assets[b.i].a.AssetID)
-	})
-	if len(hits) > o.Limit {
-		hits = hits[:o.Limit]
-	}
-	out := make([]Row, len(hits), o.Limit)
+	hits := m.searchAssets(strings.ToLower(q), o.Category, o.Limit)
+	out := make([]Row, len(hits), max(o.Limit, len(hits)))
 	for j, h := range hits {
-		out[j] = c.row(&m.assets[h.i], si, o.VariantsAll, 0)
+		out[j] = c.row(m.assets[h.asset], si, o.VariantsAll, 0)
 	}
 	// Then singleton tokens of the token index (category crypto).
 	if o.Category == "" || o.Category == singletonCategory {
@@ -315,16 +271,9 @@ const singletonCategory = "crypto"
 // row is an asset row; with variants, every (default-filtered) variant by
 // liquidity desc.
 func (c *Catalog) row(am *assetModel, si int, variants bool, mode int) Row {
-	r := am.rows[si]
-	if r.AssetID == "" { // singleton built on the fly
-		r = Row{AssetID: am.a.AssetID, Name: am.a.Name, Symbol: am.a.Symbol, Category: am.a.Category, ImageURL: am.image,
-			Stats: am.stats, PrimaryVariant: am.primaryView(si)}
-	}
+	r := am.row(si)
 	if variants {
-		r.Variants = am.byLiquidity[mode]
-		if r.Variants == nil {
-			r.Variants = []*Variant{}
-		}
+		_, r.Variants = am.groups(mode)
 	}
 	return r
 }
@@ -355,15 +304,15 @@ func (c *Catalog) Curated(o CuratedOptions) ([]Row, bool) {
 		rows := cm.mints[mode]
 		out := make([]Row, len(rows))
 		for j, r := range rows {
-			am := &m.assets[r.asset]
-			out[j] = am.rows[si]
+			am := m.assets[r.asset]
+			out[j] = am.row(si)
 			out[j].PrimaryVariant = &am.variants[r.variant]
 		}
 		return out, true
 	}
 	out := make([]Row, len(cm.assets))
 	for j, ai := range cm.assets {
-		out[j] = c.row(&m.assets[ai], si, o.VariantsAll, mode)
+		out[j] = c.row(m.assets[ai], si, o.VariantsAll, mode)
 	}
 	return out, true
 }

@@ -34,6 +34,10 @@ type TradeIngester interface {
 	Ingest(ctx context.Context, trades []analytics.Trade) (analytics.IngestResult, error)
 }
 
+// unavailable is a TradeIngester error saying the durable path (the NATS
+// trade stream) cannot be reached: 503, retry.
+type unavailable interface{ Unavailable() bool }
+
 // Limits of the analytics endpoints.
 const (
 	// MaxCandlesPerRequest bounds (to − from) / interval of one OHLCV or
@@ -138,7 +142,7 @@ func (s *Server) RunTrending(ctx context.Context, every time.Duration) {
 
 // GET /v1/assets/trending
 func (s *Server) trendingList(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+	q := query(r)
 	category, err := enumParam(q, "category", "", asset.Categories)
 	if err != nil {
 		return err
@@ -158,7 +162,10 @@ func (s *Server) trendingList(w http.ResponseWriter, r *http.Request) error {
 		return writeJSON(w, http.StatusOK, build())
 	}
 	// Encoded once per trending set and advisory index version.
-	key := category + "\x00" + strconv.Itoa(limit) + "\x00" + strconv.Itoa(offset)
+	var kb [64]byte
+	key := append(kb[:0], category...)
+	key = strconv.AppendInt(append(key, 0), int64(limit), 10)
+	key = strconv.AppendInt(append(key, 0), int64(offset), 10)
 	return serveVersioned(w, &s.trendBodies, v.seq<<32|av.Version()&0xffffffff, nil, key, build)
 }
 
@@ -212,7 +219,7 @@ var intervalNames = func() []string {
 
 // candleQuery parses interval, from and to.
 func (s *Server) candleQuery(r *http.Request) (market.Interval, int64, int64, error) {
-	q := r.URL.Query()
+	q := query(r)
 	ivs, err := enumParam(q, "interval", "1H", intervalNames)
 	if err != nil {
 		return "", 0, 0, err
@@ -357,6 +364,11 @@ func (s *Server) ingestTrades(w http.ResponseWriter, r *http.Request) error {
 		if s.d.Trades != nil {
 			var err error
 			if res, err = s.d.Trades.Ingest(r.Context(), trades); err != nil {
+				var un unavailable
+				if errors.As(err, &un) && un.Unavailable() {
+					return &apierr.Error{Kind: apierr.Unavailable, Message: "the trade stream is unavailable; none of the trades is acknowledged, retry the request",
+						Details: apierr.Details{"code": "trade_stream_unavailable"}, Cause: err}
+				}
 				return &apierr.Error{Kind: apierr.Internal, Message: "the trades could not be stored; none of them is acknowledged, retry the request", Cause: err}
 			}
 		} else {

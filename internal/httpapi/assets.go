@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/assetd/assetd/internal/apierr"
@@ -49,7 +50,7 @@ func (s *Server) pathAsset(r *http.Request) (registry.Resolution, error) {
 
 // GET /v1/assets/resolve
 func (s *Server) resolve(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+	q := query(r)
 	var res registry.Resolution
 	var err error
 	switch mint, ref := strings.TrimSpace(q.Get("mint")), q.Get("ref"); {
@@ -120,7 +121,7 @@ func containsStr(xs []string, s string) bool {
 
 // GET /v1/assets/{assetId}
 func (s *Server) assetDetail(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+	q := query(r)
 	includes, err := parseIncludes(q.Get("include"))
 	if err != nil {
 		return err
@@ -185,6 +186,9 @@ func (s *Server) assetDetail(w http.ResponseWriter, r *http.Request) error {
 			interval: iv, from: from, to: to, marketsOffset: mOffset, marketsLimit: mLimit})
 	}
 	if d.AssetJSON != nil {
+		if len(includes) == 0 {
+			return s.writeCachedDetail(w, r.PathValue("assetId"), strategy, mint, all, d.AssetJSON, d.Resolution)
+		}
 		return writeDetail(w, d.AssetJSON, body)
 	}
 	return writeJSON(w, http.StatusOK, body)
@@ -220,6 +224,94 @@ func writeDetail(w http.ResponseWriter, assetJSON []byte, body detailBody) error
 	return writeBody(w, http.StatusOK, buf.Bytes(), nil)
 }
 
+// detailCacheEntries bounds the cached detail bodies (emptied when full).
+const detailCacheEntries = 4096
+
+// detailCache keeps the encoded body of each normalised detail request
+// without includes (asset reference, strategy, mint, variantsMode), valid
+// while the catalog hands out the same encoded asset object (the same
+// bytes: an asset whose market data did not move keeps them across model
+// versions) and the same resolution.
+type detailCache struct {
+	mu sync.RWMutex
+	m  map[string]*detailEntry
+}
+
+type detailEntry struct {
+	asset *byte // the catalog's encoded asset object, by identity
+	n     int
+	res   catalog.Resolution
+	mint  string // res.Mint dereferenced
+	byRes bool   // the body has a resolution block
+	e     *encoded
+}
+
+func (x *detailEntry) matches(assetJSON []byte, res *catalog.Resolution) bool {
+	if x.asset != &assetJSON[0] || x.n != len(assetJSON) || x.byRes != (res != nil) {
+		return false
+	}
+	if res == nil {
+		return true
+	}
+	m := ""
+	if res.Mint != nil {
+		m = *res.Mint
+	}
+	return x.res.Ref == res.Ref && x.res.ResolvedBy == res.ResolvedBy && x.res.AssetID == res.AssetID &&
+		(x.res.Mint != nil) == (res.Mint != nil) && x.mint == m
+}
+
+// writeCachedDetail writes the detail body of assetJSON and res (what
+// writeDetail writes without includes), encoding it once per normalised
+// request and asset encoding.
+func (s *Server) writeCachedDetail(w http.ResponseWriter, ref, strategy, mint string, all bool, assetJSON []byte, res *catalog.Resolution) error {
+	if len(assetJSON) == 0 {
+		return writeDetail(w, assetJSON, detailBody{Resolution: res})
+	}
+	var kb [192]byte
+	key := append(kb[:0], ref...)
+	key = append(key, 0)
+	key = append(key, strategy...)
+	key = append(key, 0)
+	key = append(key, mint...)
+	if all {
+		key = append(key, 0, 'a')
+	}
+	c := &s.details
+	c.mu.RLock()
+	x := c.m[string(key)]
+	c.mu.RUnlock()
+	if x == nil || !x.matches(assetJSON, res) {
+		var buf bytes.Buffer
+		buf.Grow(len(assetJSON) + 128)
+		buf.WriteString(`{"asset":`)
+		buf.Write(assetJSON)
+		if res != nil {
+			b, err := json.Marshal(res)
+			if err != nil {
+				return fmt.Errorf("encode response: %w", err)
+			}
+			buf.WriteString(`,"resolution":`)
+			buf.Write(b)
+		}
+		buf.WriteString("}\n")
+		x = &detailEntry{asset: &assetJSON[0], n: len(assetJSON), byRes: res != nil, e: newEncoded(buf.Bytes())}
+		if res != nil {
+			x.res = *res
+			if res.Mint != nil {
+				x.mint = *res.Mint
+			}
+		}
+		c.mu.Lock()
+		if c.m == nil || len(c.m) >= detailCacheEntries {
+			c.m = make(map[string]*detailEntry, 64)
+		}
+		c.m[string(key)] = x
+		c.mu.Unlock()
+	}
+	return writeBody(w, http.StatusOK, x.e.plain, x.e)
+}
+
 func int64Param(s, name string, def int64) (int64, error) {
 	if s == "" {
 		return def, nil
@@ -238,7 +330,7 @@ var tierValues = []string{asset.Tier1, asset.Tier2, asset.Tier3, asset.TierExper
 
 // GET /v1/assets/{assetId}/variants
 func (s *Server) assetVariants(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+	q := query(r)
 	var f catalog.VariantFilter
 	var err error
 	if f.Kind, err = enumParam(q, "kind", "", asset.Kinds); err != nil {
@@ -303,7 +395,7 @@ const MaxSearchQuery = 200
 
 // GET /v1/assets/search
 func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+	q := query(r)
 	query := strings.TrimSpace(q.Get("q"))
 	if query == "" {
 		return missingParam("q", "Missing required query param: q")
@@ -335,7 +427,13 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if category != nil {
 		o.Category = *category
 	}
-	key := "search\x00" + query + "\x00" + o.Category + "\x00" + strategy + "\x00" + strconv.Itoa(limit) + "\x00" + strconv.FormatBool(variants)
+	var kb [320]byte
+	key := append(kb[:0], "search\x00"...)
+	key = append(key, query...)
+	key = append(append(key, 0), o.Category...)
+	key = append(append(key, 0), strategy...)
+	key = strconv.AppendInt(append(key, 0), int64(limit), 10)
+	key = strconv.AppendBool(append(key, 0), variants)
 	// Search also reads the token index, which reloads on its own.
 	var dep any
 	if x := s.d.Catalog.TokenIndex(); x != nil {
@@ -364,7 +462,7 @@ type pagination struct {
 
 // GET /v1/assets/curated
 func (s *Server) curated(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+	q := query(r)
 	list := q.Get("list")
 	if a, ok := curatedListAliases[list]; ok {
 		list = a
@@ -401,10 +499,16 @@ func (s *Server) curated(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	key := "curated\x00" + list + "\x00" + groupBy + "\x00" + strconv.FormatBool(variants) + "\x00" + strconv.FormatBool(modeAll) +
-		"\x00" + strategy
+	var kb [128]byte
+	key := append(kb[:0], "curated\x00"...)
+	key = append(key, list...)
+	key = append(append(key, 0), groupBy...)
+	key = strconv.AppendBool(append(key, 0), variants)
+	key = strconv.AppendBool(append(key, 0), modeAll)
+	key = append(append(key, 0), strategy...)
 	if paged {
-		key += "\x00" + strconv.Itoa(limit) + "\x00" + strconv.Itoa(offset)
+		key = strconv.AppendInt(append(key, 0), int64(limit), 10)
+		key = strconv.AppendInt(append(key, 0), int64(offset), 10)
 	}
 	return serveVersioned(w, &s.bodies, s.d.Catalog.Version(), nil, key, func() any {
 		return s.curatedBody(list, groupBy, variants, modeAll, strategy, paged, limit, offset)

@@ -19,13 +19,13 @@ type bodyCache struct {
 	m       map[string]*encoded
 }
 
-func (c *bodyCache) get(version uint64, dep any, key string) *encoded {
+func (c *bodyCache) get(version uint64, dep any, key []byte) *encoded {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.version != version {
 		return nil
 	}
-	if e := c.m[key]; e != nil && e.dep == dep {
+	if e := c.m[string(key)]; e != nil && e.dep == dep { // no allocation for the lookup
 		return e
 	}
 	return nil
@@ -57,7 +57,9 @@ type versioned interface {
 // serveVersioned answers from the body c holds for (version, dep, key),
 // encoding build() once when it is missing. dep is compared by identity
 // (nil when version says everything).
-func serveVersioned(w http.ResponseWriter, c *bodyCache, version uint64, dep any, key string, build func() any) error {
+// key is built by the caller in a buffer of its own: a hit does not
+// allocate it.
+func serveVersioned(w http.ResponseWriter, c *bodyCache, version uint64, dep any, key []byte, build func() any) error {
 	e := c.get(version, dep, key)
 	if e == nil {
 		b, first, err := encodeJSON(build())
@@ -66,7 +68,7 @@ func serveVersioned(w http.ResponseWriter, c *bodyCache, version uint64, dep any
 		}
 		e = newEncoded(b)
 		e.dep, e.nonFinite = dep, first
-		c.put(version, key, e)
+		c.put(version, string(key), e)
 	}
 	if rw, ok := w.(*recorder); ok && e.nonFinite != "" {
 		rw.nonFinite = e.nonFinite

@@ -88,7 +88,9 @@ type conditional struct {
 }
 
 // encoded is one response body encoded once: its plain bytes, strong
-// ETag and (for large bodies) gzip form, computed on first need.
+// ETag and (for large bodies) gzip form, computed on first need. The
+// header values are kept as ready slices, so a response from it sets its
+// headers without allocating.
 type encoded struct {
 	// dep is what the body was built from beyond the version (the token
 	// index of a search); a different dep is a miss.
@@ -97,16 +99,25 @@ type encoded struct {
 	nonFinite string
 	plain     []byte
 	etag      string
+	etagHdr   []string // {etag}
+	lenHdr    []string // {len(plain)}
 	gzOnce    sync.Once
 	gz        []byte
+	gzLenHdr  []string // {len(gz)}
 }
 
 func newEncoded(plain []byte) *encoded {
-	return &encoded{plain: plain, etag: strongETag(plain)}
+	e := &encoded{plain: plain, etag: strongETag(plain)}
+	e.etagHdr = []string{e.etag}
+	e.lenHdr = []string{strconv.Itoa(len(plain))}
+	return e
 }
 
 func (e *encoded) gzipped() []byte {
-	e.gzOnce.Do(func() { e.gz = gzipBytes(e.plain) })
+	e.gzOnce.Do(func() {
+		e.gz = gzipBytes(e.plain)
+		e.gzLenHdr = []string{strconv.Itoa(len(e.gz))}
+	})
 	return e.gz
 }
 
@@ -149,44 +160,78 @@ func (c *gzipCache) get(etag string, plain []byte) []byte {
 	return gz
 }
 
+// Shared header values. Each has len == cap, so Header.Add appends to a
+// copy and never writes into them; Header.Set replaces them.
+var (
+	hdrJSON           = []string{"application/json"}
+	hdrAcceptEncoding = []string{"Accept-Encoding"}
+	hdrGzip           = []string{"gzip"}
+	hdrSmallLens      = func() [][]string {
+		out := make([][]string, 1024)
+		for i := range out {
+			out[i] = []string{strconv.Itoa(i)}
+		}
+		return out
+	}()
+)
+
+// lengthHdr is n as a Content-Length header value (shared below 1024).
+func lengthHdr(n int) []string {
+	if n < len(hdrSmallLens) {
+		return hdrSmallLens[n]
+	}
+	return []string{strconv.Itoa(n)}
+}
+
 // writeBody writes a JSON body with Content-Length in one call; on a 200
 // of a cacheable GET it adds the ETag, answers If-None-Match and
-// compresses. enc, when not nil, holds body's precomputed ETag and gzip form.
+// compresses. enc, when not nil, holds body's precomputed ETag and gzip
+// form. Header keys are set in canonical form directly (no
+// canonicalisation, no per-request value slices for the shared values).
 func writeBody(w http.ResponseWriter, status int, body []byte, enc *encoded) error {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	h["Content-Type"] = hdrJSON
 	rw, _ := w.(*recorder)
 	if rw == nil || !rw.cond.on || status != http.StatusOK {
-		h.Set("Content-Length", strconv.Itoa(len(body)))
+		h["Content-Length"] = lengthHdr(len(body))
 		w.WriteHeader(status)
 		_, err := w.Write(body)
 		return err
 	}
-	etag := ""
 	if enc != nil {
-		etag = enc.etag
+		h["Etag"] = enc.etagHdr
 	} else {
-		etag = strongETag(body)
+		h["Etag"] = []string{strongETag(body)}
 	}
-	h.Set("ETag", etag)
-	h.Add("Vary", "Accept-Encoding")
-	if rw.cond.ifNoneMatch != "" && etagMatches(rw.cond.ifNoneMatch, etag) {
-		h.Del("Content-Type")
+	if v, ok := h["Vary"]; ok {
+		h["Vary"] = append(v, "Accept-Encoding")
+	} else {
+		h["Vary"] = hdrAcceptEncoding
+	}
+	if rw.cond.ifNoneMatch != "" && etagMatches(rw.cond.ifNoneMatch, h["Etag"][0]) {
+		delete(h, "Content-Type")
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
+	var lenHdr []string
 	if rw.cond.gzip && len(body) >= gzipMinBytes {
 		switch {
 		case enc != nil:
 			body = enc.gzipped()
+			lenHdr = enc.gzLenHdr
 		case len(body) >= gzipCacheMinBytes && rw.gz != nil:
-			body = rw.gz.get(etag, body)
+			body = rw.gz.get(h["Etag"][0], body)
 		default:
 			body = gzipBytes(body)
 		}
-		h.Set("Content-Encoding", "gzip")
+		h["Content-Encoding"] = hdrGzip
+	} else if enc != nil {
+		lenHdr = enc.lenHdr
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	if lenHdr == nil {
+		lenHdr = lengthHdr(len(body))
+	}
+	h["Content-Length"] = lenHdr
 	w.WriteHeader(status)
 	_, err := w.Write(body)
 	return err

@@ -172,7 +172,7 @@ func (s *Server) chargeQuotes(w http.ResponseWriter, r *http.Request, n int) err
 		return nil
 	}
 	k := KeyFrom(r.Context())
-	ok, after := s.d.QuoteBudget.Take(k.ID, n, s.d.Now())
+	ok, after := s.d.QuoteBudget.Charge(r.Context(), k.ID, n, s.d.Now())
 	if ok {
 		return nil
 	}

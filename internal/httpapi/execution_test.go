@@ -15,6 +15,7 @@ import (
 
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/contracttest"
 	"github.com/assetd/assetd/internal/execution"
 	"github.com/google/go-cmp/cmp"
 )
@@ -492,6 +493,7 @@ func FuzzExecutionQuery(f *testing.F) {
 		req.Header.Set("X-Api-Key", e.exec["exec"])
 		rec := httptest.NewRecorder()
 		e.h.ServeHTTP(rec, req)
+		contracttest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
 		if rec.Code != 200 && (rec.Code < 400 || rec.Code >= 500) {
 			t.Fatalf("status %d for %q: %s", rec.Code, q, rec.Body)
 		}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"net/http"
 	"slices"
 	"strings"
@@ -88,7 +89,7 @@ func (s *Server) marketSnapshots(w http.ResponseWriter, r *http.Request) error {
 		Mints     []string `json:"mints"`
 		Addresses []string `json:"addresses"`
 	}
-	if err := decodeJSON(w, r, &body); err != nil {
+	if err := decodeMintsBody(w, r, &body.Mints, &body.Addresses, &body); err != nil {
 		return err
 	}
 	in := body.Mints
@@ -105,27 +106,36 @@ func (s *Server) marketSnapshots(w http.ResponseWriter, r *http.Request) error {
 	if len(mints) > MaxSnapshotMints {
 		mints = mints[:MaxSnapshotMints]
 	}
+	// The body is each mint's cached row encoding concatenated, exactly
+	// what encoding/json writes for the slice of rows.
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bufPool.Put(buf)
+	buf.WriteByte('[')
+	for i, m := range mints {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		in := snapInput{mint: m, advisory: s.d.Advisories.Get(m)}
+		in.assetID, in.sym, in.name, in.dec = s.d.Catalog.VariantMeta(m)
+		in.tok, in.hasTok = s.d.Markets.Token(m)
+		if !s.snapRows.appendRow(buf, &in) {
+			return s.writeSnapshotRows(w, mints)
+		}
+	}
+	buf.WriteString("]\n")
+	return writeBody(w, http.StatusOK, buf.Bytes(), nil)
+}
+
+// writeSnapshotRows encodes the rows of mints with the general encoder
+// (the path of a row holding a non-finite number).
+func (s *Server) writeSnapshotRows(w http.ResponseWriter, mints []string) error {
 	rows := make([]snapshotRow, len(mints))
 	for i, m := range mints {
-		assetID, sym, name, dec := s.d.Catalog.VariantMeta(m)
-		row := snapshotRow{Address: m, AssetID: assetID, Symbol: nonEmptyPtr(sym), Name: nonEmptyPtr(name), Decimals: dec,
-			Advisory: s.d.Advisories.Get(m)}
-		if tok, ok := s.d.Markets.Token(m); ok {
-			mk := tok.Market
-			row.Market = &mk
-			if row.Symbol == nil {
-				row.Symbol = nonEmptyPtr(tok.Symbol)
-			}
-			if row.Name == nil {
-				row.Name = nonEmptyPtr(tok.Name)
-			}
-			if row.Decimals == nil {
-				row.Decimals = tok.Decimals
-			}
-			row.LogoURI = mk.LogoURI
-			row.HasMarket = mk.Price != nil && *mk.Price > 0
-		}
-		rows[i] = row
+		in := snapInput{mint: m, advisory: s.d.Advisories.Get(m)}
+		in.assetID, in.sym, in.name, in.dec = s.d.Catalog.VariantMeta(m)
+		in.tok, in.hasTok = s.d.Markets.Token(m)
+		rows[i] = in.row()
 	}
 	return writeJSON(w, http.StatusOK, rows)
 }

@@ -70,7 +70,8 @@ func newIDSource() *idSource {
 }
 
 func (s *idSource) next() string {
-	return s.prefix + strconv.FormatUint(s.n.Add(1), 36)
+	var b [48]byte
+	return string(strconv.AppendUint(append(b[:0], s.prefix...), s.n.Add(1), 36))
 }
 
 // safeRequestID accepts a caller's id of 1..128 characters from
@@ -135,9 +136,11 @@ func (s *Server) withInstrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		s.d.Metrics.InFlight.Inc()
-		rw := &recorder{}
+		var rw *recorder
 		if ri := info(r.Context()); ri != nil {
 			rw = &ri.rec
+		} else {
+			rw = &recorder{}
 		}
 		rw.ResponseWriter = w
 		defer func() {
@@ -297,7 +300,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, rt route) err
 	}
 	h := w.Header()
 	if p.Requests > 0 {
-		setRateLimitHeaders(h, d.Limit, d.Remaining, ceilSeconds(d.Reset))
+		setRateLimitHeaders(h, &info(r.Context()).rlHdr, d.Limit, d.Remaining, ceilSeconds(d.Reset))
 	}
 	if !d.Allowed {
 		s.d.Metrics.Limiter.WithLabelValues(d.Reason).Inc()
@@ -326,15 +329,15 @@ func (s *Server) policy(k *apikey.Key) ratelimit.Policy {
 }
 
 // setRateLimitHeaders sets RateLimit-Limit, -Remaining and -Reset with
-// one allocation for the three values (keys in canonical form, as sent).
-func setRateLimitHeaders(h http.Header, limit, remaining int, reset int64) {
+// one allocation for the three values (keys in canonical form, as sent);
+// vals (the request's reqInfo) backs the value slices.
+func setRateLimitHeaders(h http.Header, vals *[3]string, limit, remaining int, reset int64) {
 	var buf [64]byte
 	b := strconv.AppendInt(buf[:0], int64(limit), 10)
 	i := len(b)
 	b = strconv.AppendInt(b, int64(remaining), 10)
 	j := len(b)
 	b = strconv.AppendInt(b, reset, 10)
-	vals := [3]string{}
 	all := string(b)
 	vals[0], vals[1], vals[2] = all[:i], all[i:j], all[j:]
 	v := vals[:]

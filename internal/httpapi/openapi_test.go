@@ -25,6 +25,12 @@ func TestOpenAPIDocument(t *testing.T) {
 			t.Errorf("route %q is not in the contract", rt.pattern)
 			continue
 		}
+		// A keyed conditional GET answers 304 (docs/http.md): the contract
+		// must give it one, and only it.
+		resps, _ := o["responses"].(map[string]any)
+		if want304 := rt.conditional() && rt.auth == authKey; want304 != (resps["304"] != nil) {
+			t.Errorf("%s: contract 304 %v, route conditional %v", rt.pattern, resps["304"] != nil, want304)
+		}
 		sec, _ := o["security"].([]any)
 		var scopes, schemes []string
 		for _, req := range sec {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -15,6 +16,16 @@ import (
 // details name the parameter (`param`) with a stable `code`:
 // invalid_param for malformed or out-of-range values, missing_param for a
 // required one, plus `allowed` for enumerations.
+
+// query is the request's query parameters, parsed per call as
+// URL.Query does; a request without a query string gets a nil map (every
+// Get answers "") and parses nothing. Read it, never write it.
+func query(r *http.Request) url.Values {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	return r.URL.Query()
+}
 
 func badParam(param, msg string, extra apierr.Details) *apierr.Error {
 	d := apierr.Details{"code": "invalid_param", "param": param}
@@ -84,9 +95,11 @@ func enumParam(q url.Values, name, def string, allowed []string) (string, error)
 	return s, nil
 }
 
+var allValues = []string{"all"}
+
 // allParam parses a parameter whose only value is "all".
 func allParam(q url.Values, name string) (bool, error) {
-	v, err := enumParam(q, name, "", []string{"all"})
+	v, err := enumParam(q, name, "", allValues)
 	return v == "all", err
 }
 

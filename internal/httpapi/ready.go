@@ -39,8 +39,9 @@ func (s *Server) withSimulated(next http.Handler) http.Handler {
 	if !s.d.Simulated {
 		return next
 	}
+	key, val := http.CanonicalHeaderKey(SimulatedHeader), []string{"true"}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(SimulatedHeader, "true")
+		w.Header()[key] = val // shared: len == cap, never written into
 		next.ServeHTTP(w, r)
 	})
 }

@@ -54,8 +54,7 @@ func TestSimulatedHeader(t *testing.T) {
 		h.h = h.srv.build(nil)
 		for _, path := range []string{"/v1/health", "/v1/assets/resolve?ref=sol", "/nope"} {
 			req := httptest.NewRequest(http.MethodGet, path, nil)
-			rec := httptest.NewRecorder()
-			h.h.ServeHTTP(rec, req)
+			rec := h.serve(t, req)
 			want := ""
 			if simulated {
 				want = "true"

@@ -93,6 +93,9 @@ type Deps struct {
 	// QuoteBudget meters each key's upstream quotes (nil: unmetered).
 	Execution   *execution.Service
 	QuoteBudget *execution.QuoteBudget
+	// Budget meters each key's provider budgets (list batch adds, curator
+	// searches); nil: an in-process ratelimit.Memory.
+	Budget ratelimit.Limiter
 	// DefaultPolicy applies to keys without overrides.
 	DefaultPolicy ratelimit.Policy
 	// Simulated says the market data is the built-in demo feed; health
@@ -142,7 +145,11 @@ type Server struct {
 	// trendBodies caches trending responses per (trending set, advisory
 	// index) version; trendSeq numbers the trending sets.
 	trendBodies bodyCache
-	trendSeq    atomic.Uint64
+	// details caches asset detail bodies without includes (assets.go).
+	details detailCache
+	// snapRows caches market snapshot rows by mint (snaprows.go).
+	snapRows snapRowCache
+	trendSeq atomic.Uint64
 
 	contract *api.Contract // GET /openapi.json, rendered on first use
 }
@@ -174,7 +181,10 @@ func New(d Deps) *Server {
 		d.Advisories = noAdvisories{}
 	}
 	d.ListsConfig = d.ListsConfig.withDefaults()
-	s := &Server{d: d, budget: ratelimit.NewMemory(), contract: api.New()}
+	s := &Server{d: d, budget: d.Budget, contract: api.New()}
+	if s.budget == nil {
+		s.budget = ratelimit.NewMemory()
+	}
 	if d.Dashboard != nil {
 		s.dash = d.Dashboard(s)
 	}
@@ -217,12 +227,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // reqInfo is the per-request state shared by the middleware, stored once in
 // the context.
 type reqInfo struct {
+	// The request's context: reqInfo is its own context value, so storing
+	// it costs no separate context.WithValue node.
+	context.Context
 	id  string
 	key *apikey.Key
 	// charged: the limiter counted the request (usage.Record.Charged).
 	charged bool
 	rec     recorder  // the response recorder of withInstrument
 	idHdr   [1]string // the x-request-id header value
+	// rlHdr backs the RateLimit-* header values (setRateLimitHeaders).
+	rlHdr [3]string
+}
+
+// Value answers ctxKey with the reqInfo itself, anything else from the
+// parent context.
+func (ri *reqInfo) Value(k any) any {
+	if _, ok := k.(ctxKey); ok {
+		return ri
+	}
+	return ri.Context.Value(k)
 }
 
 type ctxKey struct{}

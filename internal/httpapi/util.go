@@ -5,8 +5,10 @@ import (
 	"log/slog"
 )
 
+// contextWith makes ri the request's context (a child of ctx).
 func contextWith(ctx context.Context, ri *reqInfo) context.Context {
-	return context.WithValue(ctx, ctxKey{}, ri)
+	ri.Context = ctx
+	return ri
 }
 
 func accessLevel(status int) slog.Level {

@@ -146,6 +146,10 @@ var (
 	ErrMalformed = errors.New("malformed provider response")
 	// ErrNotFound: the provider does not know the id, ticker or symbol.
 	ErrNotFound = errors.New("not found at provider")
+	// ErrPending: this replica is not the cluster's refresher and the
+	// refresher has not published the result yet (internal/refresh). No
+	// upstream call was made; the caller retries later.
+	ErrPending = errors.New("provider result not yet published by the cluster's refresher")
 )
 
 // RateLimitedError is returned on HTTP 429; RetryAfter is zero when the

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/changelog"
 	"github.com/assetd/assetd/internal/market"
 )
 
@@ -111,6 +112,11 @@ type Cache struct {
 
 	calls  atomic.Int64
 	errors atomic.Int64
+
+	// changes logs the writes the catalog reads (see Changes).
+	changes *changelog.Log[market.Change]
+	anaMu   sync.Mutex
+	anaSeq  uint64 // the analytics engine's change number read so far
 }
 
 type job struct {
@@ -144,6 +150,7 @@ func New(o Options) *Cache {
 		quotes: newStore[entry[market.StockQuote]](o.Capacity), marks: newStore[entry[market.PreIPOMark]](o.Capacity),
 		series: newStore[entry[[]market.Candle]](o.Capacity), jobs: make(chan job, 4096), limiters: map[string]*rate.Limiter{},
 		inflight: map[string]time.Time{}, paused: map[string]time.Time{}, health: map[string]*health{}, wake: make(chan struct{}, 1)}
+	c.logChanges()
 	for _, p := range o.Snapshots {
 		c.healthOf(p.Source())
 	}
@@ -249,9 +256,15 @@ func (c *Cache) call(ctx context.Context, source string, fn func(ctx context.Con
 	}
 	cctx, cancel := context.WithTimeout(ctx, c.o.Deadline)
 	defer cancel()
-	c.calls.Add(1)
 	start := c.o.Now()
 	err := fn(cctx)
+	if errors.Is(err, market.ErrPending) {
+		// Another replica refreshes this key (internal/refresh): no call
+		// was made, and nothing about the provider's health is known.
+		c.deferred(source, h, DeferredPending)
+		return err
+	}
+	c.calls.Add(1)
 	c.outcome(ctx, source, h, c.o.Now().Sub(start), err)
 	if err != nil {
 		c.errors.Add(1)
@@ -278,7 +291,7 @@ func (c *Cache) call(ctx context.Context, source string, fn func(ctx context.Con
 // provider's state changes and the warm cycle summary are the INFO/WARN
 // record (see outcome and WarmSummary).
 func (c *Cache) finish(ctx context.Context, j job, err error) {
-	deferred := errors.Is(err, ErrOverBudget) || errors.Is(err, ErrBackingOff) || ctx.Err() != nil
+	deferred := errors.Is(err, ErrOverBudget) || errors.Is(err, ErrBackingOff) || errors.Is(err, market.ErrPending) || ctx.Err() != nil
 	switch {
 	case err == nil:
 	case deferred:

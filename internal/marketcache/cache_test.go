@@ -54,6 +54,8 @@ func (p *fakeProvider) Snapshots(ctx context.Context, mints []string) (map[strin
 		return nil, fmt.Errorf("%w: unexpected token", market.ErrMalformed)
 	case "429":
 		return nil, &market.RateLimitedError{RetryAfter: 20 * time.Second}
+	case "pending":
+		return nil, fmt.Errorf("not yet: %w", market.ErrPending)
 	}
 	out := map[string]market.Token{}
 	for _, m := range mints {

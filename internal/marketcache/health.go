@@ -31,6 +31,7 @@ const (
 	DeferredBudget     = "budget"      // the provider's request budget was spent
 	DeferredBackoff    = "backoff"     // the provider is backing off after failures
 	DeferredRetryAfter = "retry_after" // the provider asked to wait (429 Retry-After)
+	DeferredPending    = "pending"     // another replica refreshes it and has not published it yet
 )
 
 // Observer receives every provider call the cache makes and every call it

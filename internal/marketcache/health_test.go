@@ -155,3 +155,23 @@ func TestOutageLogsStateChangesAndOneLinePerCycle(t *testing.T) {
 		t.Fatalf("no recovery line:\n%s", strings.Join(info, "\n"))
 	}
 }
+
+// TestPendingIsADeferralNotAFailure: a snapshot another replica refreshes
+// (market.ErrPending, internal/refresh) neither backs the provider off nor
+// holds the key: the next read retries it at once and gets the value.
+func TestPendingIsADeferralNotAFailure(t *testing.T) {
+	p := &fakeProvider{source: asset.SourceMarketDataA, prices: map[string]float64{"m1": 2}, mode: "pending"}
+	c, _ := newTestCache(p)
+	c.EnsureSnapshots("m1")
+	c.Flush(context.Background())
+	st := c.Providers()[0]
+	if !st.Up || st.Failures != 0 || st.Calls != 0 || c.UpstreamCalls() != 0 {
+		t.Fatalf("after a pending answer: %+v, upstream calls %d; want up, no failure, no call counted", st, c.UpstreamCalls())
+	}
+	p.set("ok")
+	c.EnsureSnapshots("m1")
+	c.Flush(context.Background())
+	if m := c.Market("m1"); m == nil || m.Price == nil || *m.Price != 2 {
+		t.Fatalf("pending key not retried at the next read: %+v", m)
+	}
+}

@@ -21,6 +21,8 @@ type store[V any] struct {
 	mu    sync.RWMutex
 	items map[string]*item[V]
 	cap   int
+	// onPut, when set, is told every key put stores (the change log).
+	onPut func(key string)
 	// Reads through read: a miss (nothing cached), a stale hit (served,
 	// older than the fresh TTL) or a fresh hit.
 	hits, stale, misses atomic.Int64
@@ -77,6 +79,9 @@ func (s *store[V]) put(key string, val V, fetchedAt time.Time) {
 		it.usedAt.Store(fetchedAt.UnixNano())
 	}
 	s.items[key] = it
+	if s.onPut != nil {
+		s.onPut(key)
+	}
 }
 
 // evictLocked removes the least recently used of a sample of entries (Go

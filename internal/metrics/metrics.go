@@ -31,6 +31,8 @@ type Metrics struct {
 	TradesRebuild    prometheus.Histogram
 	// Ops: providers and reloads (ops.go).
 	Ops
+	// Redis: the shared limits' state and fallbacks (redis.go).
+	Redis
 	// NewsFetches counts news source fetches by feed source and outcome
 	// (ok, not_modified, timeout, rate_limited, malformed, upstream_error).
 	NewsFetches *prometheus.CounterVec
@@ -93,13 +95,15 @@ func New() *Metrics {
 		NewsItems: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "assetd_news_items", Help: "News feed items served from memory, by feed source.",
 		}, []string{"feed_source"}),
-		Ops: newOps(),
+		Ops:   newOps(),
+		Redis: newRedis(),
 	}
 	m.Registry.MustRegister(m.Requests, m.Latency, m.InFlight, m.Limiter, m.Panics, m.AuthFails, m.Includes, m.ProviderNulled,
 		m.TradesAccepted, m.TradesDuplicates, m.TradesRejected, m.TradesRebuild,
 		m.ProviderCalls, m.ProviderLatency, m.ProviderDeferrals, m.Reloads,
 		m.NewsFetches, m.NewsDeduplicated, m.NewsItems,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.Registry.MustRegister(m.RedisState, m.RedisFallbacks)
 	return m
 }
 

@@ -12,7 +12,7 @@ import (
 type Ops struct {
 	ProviderCalls     *prometheus.CounterVec   // source, outcome: ok, error
 	ProviderLatency   *prometheus.HistogramVec // source
-	ProviderDeferrals *prometheus.CounterVec   // source, reason: budget, backoff, retry_after
+	ProviderDeferrals *prometheus.CounterVec   // source, reason: budget, backoff, retry_after, pending
 	Reloads           *prometheus.CounterVec   // topic, outcome: ok, error
 }
 
@@ -26,7 +26,7 @@ func newOps() Ops {
 			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 15},
 		}, []string{"source"}),
 		ProviderDeferrals: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "assetd_provider_deferred_total", Help: "Market-data provider calls not made, by source and reason (budget, backoff, retry_after).",
+			Name: "assetd_provider_deferred_total", Help: "Market-data provider calls not made, by source and reason (budget, backoff, retry_after, pending).",
 		}, []string{"source", "reason"}),
 		Reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "assetd_reloads_total", Help: "Reloads of in-memory views after a store change, by topic and outcome (ok, error).",

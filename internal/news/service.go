@@ -92,6 +92,11 @@ type Config struct {
 	After    func(time.Duration) <-chan time.Time
 	Log      *slog.Logger
 	Observer Observer
+	// Leader, when set, says whether this replica is the cluster's
+	// refresher (internal/refresh). A follower fetches no feed: at each of
+	// its polls it merges what the leader stored, and reports the source
+	// ok when that read succeeds. Nil: this replica polls every source.
+	Leader func() bool
 }
 
 // Service polls sources, stores new items and serves the current
@@ -231,6 +236,9 @@ func (s *Service) pollLoop(ctx context.Context, st *sourceState) {
 // poll: the interval, or a doubling backoff after failures (at least the
 // upstream's Retry-After).
 func (s *Service) poll(ctx context.Context, st *sourceState) time.Duration {
+	if s.cfg.Leader != nil && s.cfg.Store != nil && !s.cfg.Leader() {
+		return s.follow(ctx, st)
+	}
 	start := s.cfg.Now()
 	st.mu.Lock()
 	st.st.inFlight = start
@@ -276,6 +284,35 @@ func (s *Service) poll(ctx context.Context, st *sourceState) time.Duration {
 		s.cfg.Log.Warn("news items not stored", "source", st.src.Name(), "err", err)
 	}
 	s.cfg.Log.Debug("news source polled", "source", st.src.Name(), "items", len(items), "new", added)
+	return s.cfg.Interval
+}
+
+// follow is a follower's poll of one source: no fetch, a merge of the
+// items the cluster's refresher stored.
+func (s *Service) follow(ctx context.Context, st *sourceState) time.Duration {
+	now := s.cfg.Now()
+	items, err := s.cfg.Store.LoadNews(ctx, now.Add(-s.cfg.Retention))
+	if err != nil {
+		if ctx.Err() == nil {
+			s.cfg.Log.Warn("news: stored items not reloaded", "source", st.src.Name(), "err", err)
+		}
+		return s.cfg.Interval
+	}
+	s.mu.Lock()
+	added := 0
+	for _, it := range items {
+		if _, ok := s.items[it.CanonicalURL]; !ok {
+			s.items[it.CanonicalURL] = it
+			added++
+		}
+	}
+	if added > 0 {
+		s.rebuildLocked()
+	}
+	s.mu.Unlock()
+	st.mu.Lock()
+	st.st.fails, st.st.lastErr, st.st.lastSuccess = 0, "", s.cfg.Now()
+	st.mu.Unlock()
 	return s.cfg.Interval
 }
 

@@ -276,3 +276,46 @@ func TestServiceStoreLoadIngestPrune(t *testing.T) {
 		}
 	}
 }
+
+// countingSource counts its fetches.
+type countingSource struct {
+	fakeSource
+	fetches atomic.Int32
+}
+
+func (c *countingSource) Fetch(ctx context.Context) ([]Item, error) {
+	c.fetches.Add(1)
+	return c.fakeSource.Fetch(ctx)
+}
+
+// TestFollowerReadsTheLeadersItemsWithoutFetching: two replicas on one
+// store; only the leader fetches, the follower serves what it stored.
+func TestFollowerReadsTheLeadersItemsWithoutFetching(t *testing.T) {
+	clock := newClock(t0)
+	st := &memStore{rows: map[string]Item{}}
+	items := []Item{{Title: "Solana story", URL: "https://src.example.test/a", PostedAt: t0.Add(-time.Minute)}}
+	var leading atomic.Bool
+	leading.Store(true)
+	lsrc := &countingSource{fakeSource: fakeSource{name: "src", fs: FeedNews, items: items}}
+	fsrc := &countingSource{fakeSource: fakeSource{name: "src", fs: FeedNews, items: items}}
+	leader := New(Config{Sources: []Source{lsrc}, Store: st, Assets: testAssets(), Now: clock.Now, After: never, Leader: func() bool { return true }})
+	follower := New(Config{Sources: []Source{fsrc}, Store: st, Assets: testAssets(), Now: clock.Now, After: never, Leader: func() bool { return !leading.Load() }})
+
+	leader.poll(context.Background(), leader.sources[0])
+	follower.poll(context.Background(), follower.sources[0])
+	if d := cmp.Diff([]string{"Solana story"}, titles(follower.Snapshot().Feed(Query{Limit: 10, Select: SelectAll}).Items)); d != "" {
+		t.Fatalf("follower's feed (-want +got):\n%s", d)
+	}
+	if lsrc.fetches.Load() != 1 || fsrc.fetches.Load() != 0 {
+		t.Fatalf("fetches: leader %d, follower %d; want 1 and 0", lsrc.fetches.Load(), fsrc.fetches.Load())
+	}
+	if got := follower.Sources()[0].Status; got != StatusOK {
+		t.Errorf("follower's source status %q, want ok", got)
+	}
+	// The lease moves to the follower: it fetches from then on.
+	leading.Store(false)
+	follower.poll(context.Background(), follower.sources[0])
+	if fsrc.fetches.Load() != 1 {
+		t.Fatalf("new leader did not fetch: %d", fsrc.fetches.Load())
+	}
+}

@@ -1,0 +1,111 @@
+// Command registrygen writes a VISIBLY SYNTHETIC registry document (the
+// seed format, importable with `assetd registry import`) of n assets, for
+// measuring assetd with a large registry. Nothing in it is real: asset ids
+// are syn-<n>, symbols SYN<n>, names "Synthetic asset <n>", mints are
+// base58 encodings of 32 pseudo-random bytes from a fixed seed, and no
+// asset has a coin id, ticker, logo or curated-list membership.
+//
+//	go run ./bench/registrygen -n 150000 > /tmp/syn150k.json
+//	assetd registry import /tmp/syn150k.json --source synthetic
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"os"
+)
+
+type variant struct {
+	VariantID string `json:"variantId"`
+	Mint      string `json:"mint"`
+	Kind      string `json:"kind"`
+	Symbol    string `json:"symbol,omitempty"`
+	Name      string `json:"name,omitempty"`
+}
+
+type assetDoc struct {
+	AssetID  string    `json:"assetId"`
+	Name     string    `json:"name"`
+	Symbol   string    `json:"symbol"`
+	Category string    `json:"category"`
+	Variants []variant `json:"variants"`
+}
+
+// categories are spread over the generated assets so category filters
+// have something to filter.
+var categories = []string{"crypto", "crypto", "crypto", "crypto", "stablecoin", "rwa", "equity", "etf"}
+
+const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+func base58(b []byte) string {
+	n := new(big.Int).SetBytes(b)
+	base, mod := big.NewInt(58), new(big.Int)
+	var out []byte
+	for n.Sign() > 0 {
+		n.DivMod(n, base, mod)
+		out = append(out, alphabet[mod.Int64()])
+	}
+	for _, c := range b {
+		if c != 0 {
+			break
+		}
+		out = append(out, '1')
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return string(out)
+}
+
+func main() {
+	n := flag.Int("n", 150_000, "number of synthetic assets")
+	seed := flag.Uint64("seed", 1, "pseudo-random seed of the mints")
+	flag.Parse()
+	if err := write(os.Stdout, *n, *seed); err != nil {
+		fmt.Fprintln(os.Stderr, "registrygen:", err)
+		os.Exit(1)
+	}
+}
+
+func write(f *os.File, n int, seed uint64) error {
+	rng := rand.New(rand.NewPCG(seed, 0x5e7))
+	w := bufio.NewWriterSize(f, 1<<20)
+	if _, err := w.WriteString("{\"assets\":[\n"); err != nil {
+		return err
+	}
+	mint := func() string {
+		var b [32]byte
+		for i := 0; i < 32; i += 8 {
+			v := rng.Uint64()
+			for k := range 8 {
+				b[i+k] = byte(v >> (8 * k))
+			}
+		}
+		b[0] |= 1 // no leading zero bytes: always 43 or 44 characters
+		return base58(b[:])
+	}
+	for i := range n {
+		id := fmt.Sprintf("syn-%06d", i)
+		a := assetDoc{AssetID: id, Name: fmt.Sprintf("Synthetic asset %d", i), Symbol: fmt.Sprintf("SYN%06d", i),
+			Category: categories[i%len(categories)]}
+		a.Variants = []variant{{VariantID: id + ":native", Mint: mint(), Kind: "native"}}
+		if i%10 == 0 { // every tenth asset has a wrapped variant with its own symbol
+			a.Variants = append(a.Variants, variant{VariantID: id + ":wrapped", Mint: mint(), Kind: "wrapped",
+				Symbol: fmt.Sprintf("wSYN%06d", i), Name: fmt.Sprintf("Wrapped synthetic asset %d", i)})
+		}
+		b, err := json.Marshal(a)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			w.WriteString(",\n")
+		}
+		w.Write(b)
+	}
+	w.WriteString("\n]}\n")
+	return w.Flush()
+}
