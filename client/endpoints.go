@@ -1032,3 +1032,36 @@ func (c *Client) DeleteMember(ctx context.Context, slug string, mint string) (*D
 func (c *Client) PutMember(ctx context.Context, slug string, mint string, body PutMemberRequest) (*PutMemberResponse, error) {
 	return call[PutMemberResponse](ctx, c, "PUT", "/v2/lists/"+url.PathEscape(slug)+"/members/"+url.PathEscape(mint), nil, body)
 }
+
+// TokenListVersion is the semantic version of a token list.
+type TokenListVersion struct {
+	Major int64 `json:"major"`
+	Minor int64 `json:"minor"`
+	Patch int64 `json:"patch"`
+}
+
+// TokenListToken is one token of a token list (chainId 101 is Solana).
+type TokenListToken struct {
+	ChainID  int64    `json:"chainId"`
+	Address  string   `json:"address"`
+	Symbol   string   `json:"symbol"`
+	Name     string   `json:"name"`
+	Decimals int64    `json:"decimals"`
+	LogoURI  string   `json:"logoURI,omitempty"`
+	Tags     []string `json:"tags,omitempty"`
+}
+
+// TokenListResponse is the body of GET /v2/lists/{slug}/tokenlist.json:
+// the list in the tokenlists.org schema.
+type TokenListResponse struct {
+	Name      string           `json:"name"`
+	Timestamp string           `json:"timestamp"`
+	Version   TokenListVersion `json:"version"`
+	Tokens    []TokenListToken `json:"tokens"`
+}
+
+// GetTokenList calls GET /v2/lists/{slug}/tokenlist.json: a list in the
+// tokenlists.org schema (same visibility as GetList).
+func (c *Client) GetTokenList(ctx context.Context, slug string) (*TokenListResponse, error) {
+	return call[TokenListResponse](ctx, c, "GET", "/v2/lists/"+url.PathEscape(slug)+"/tokenlist.json", nil, nil)
+}

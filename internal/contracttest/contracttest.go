@@ -166,10 +166,10 @@ func Validate(req *http.Request, status int, header http.Header, body []byte) er
 	if header.Get("X-Request-Id") == "" {
 		return fmt.Errorf("no x-request-id header")
 	}
-	if status == http.StatusNotModified || (req.Method == http.MethodOptions && status == http.StatusNoContent) {
-		// A conditional GET's 304 and a CORS preflight's 204 (docs/http.md)
-		// have no body and are not operations of the contract.
-		return nil
+	if req.Method == http.MethodOptions && status == http.StatusNoContent {
+		// A CORS preflight is answered before routing, on any path: it is
+		// checked against the contract's Preflight response.
+		return v.preflight(header, body)
 	}
 	if header.Get("Content-Encoding") == "gzip" {
 		zr, err := gzip.NewReader(bytes.NewReader(body))
@@ -205,7 +205,27 @@ func Validate(req *http.Request, status int, header http.Header, body []byte) er
 			MultiError:            true,
 		},
 	}
+	if status == http.StatusNotModified {
+		// A 304 is valid only where the contract gives the operation one
+		// (the conditional GETs); it has no body.
+		nm := route.Operation.Responses.Status(status)
+		if nm == nil || nm.Value == nil {
+			return fmt.Errorf("304 for an operation the contract gives no 304 (not a conditional GET)")
+		}
+		if len(body) > 0 {
+			return fmt.Errorf("a 304 with a body")
+		}
+		// kin-openapi skips 304s altogether: check the headers here.
+		for name, h := range nm.Value.Headers {
+			if err := checkHeader(name, h, header); err != nil {
+				return fmt.Errorf("304: %w", err)
+			}
+		}
+	}
 	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		return err
+	}
+	if err := declaredRateHeaders(route.Operation, status, header); err != nil {
 		return err
 	}
 	ptr, ok := v.responsePointer(route.Path, req.Method, status)
@@ -226,6 +246,99 @@ func Validate(req *http.Request, status int, header http.Header, body []byte) er
 		return fmt.Errorf("Content-Type %q, want application/json", ct)
 	}
 	return v.body(ptr, body)
+}
+
+// rateHeaders are the limiter's headers: a response that carries one must
+// be one the contract declares it on, so that clients reading the contract
+// know where to expect them.
+var rateHeaders = []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"}
+
+// declaredRateHeaders fails when the response carries a RateLimit-* or
+// Retry-After header its contract response (the status's, else default)
+// does not declare, or carries the RateLimit-* trio only in part.
+func declaredRateHeaders(op *openapi3.Operation, status int, header http.Header) error {
+	ref := op.Responses.Status(status)
+	if ref == nil {
+		ref = op.Responses.Default()
+	}
+	if ref == nil || ref.Value == nil {
+		return nil // no such status: ValidateResponse has said so
+	}
+	n := 0
+	for _, name := range rateHeaders {
+		if header.Get(name) == "" {
+			continue
+		}
+		if name != "Retry-After" {
+			n++
+		}
+		if !declares(ref.Value, name) {
+			return fmt.Errorf("header %s on a %d the contract does not declare it on", name, status)
+		}
+	}
+	if n != 0 && n != 3 {
+		return fmt.Errorf("%d of the 3 RateLimit-* headers: they come together", n)
+	}
+	return nil
+}
+
+func declares(r *openapi3.Response, name string) bool {
+	for k := range r.Headers {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// preflight checks a CORS preflight's 204 against the contract's
+// components/responses/Preflight: its required headers, their schemas,
+// and no body.
+func (v *validator) preflight(header http.Header, body []byte) error {
+	ref := v.doc.Components.Responses["Preflight"]
+	if ref == nil || ref.Value == nil {
+		return fmt.Errorf("the contract has no components/responses/Preflight")
+	}
+	if len(body) > 0 {
+		return fmt.Errorf("a preflight 204 with a body")
+	}
+	for name, h := range ref.Value.Headers {
+		if err := checkHeader(name, h, header); err != nil {
+			return fmt.Errorf("preflight: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkHeader validates one declared header: present when required, and
+// its value (an integer when the schema says so) against the schema.
+func checkHeader(name string, ref *openapi3.HeaderRef, header http.Header) error {
+	h := ref.Value
+	if h == nil {
+		return fmt.Errorf("header %s: unresolved", name)
+	}
+	raw, ok := header[http.CanonicalHeaderKey(name)]
+	if !ok || len(raw) == 0 {
+		if h.Required {
+			return fmt.Errorf("header %s is required and missing", name)
+		}
+		return nil
+	}
+	if h.Schema == nil || h.Schema.Value == nil {
+		return nil
+	}
+	var val any = strings.Join(raw, ", ")
+	if h.Schema.Value.Type.Is(openapi3.TypeInteger) {
+		n, err := strconv.ParseInt(raw[0], 10, 64)
+		if err != nil {
+			return fmt.Errorf("header %s: %q is not an integer", name, raw[0])
+		}
+		val = float64(n)
+	}
+	if err := h.Schema.Value.VisitJSON(val, openapi3.EnableJSONSchema2020()); err != nil {
+		return fmt.Errorf("header %s: %w", name, err)
+	}
+	return nil
 }
 
 func (v *validator) envelope(header http.Header, body []byte) error {

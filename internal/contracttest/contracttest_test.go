@@ -16,6 +16,12 @@ func TestValidate(t *testing.T) {
 		}
 		return h
 	}
+	rate := []string{"RateLimit-Limit", "10", "RateLimit-Remaining", "9", "RateLimit-Reset", "5"}
+	notMod := http.Header{"X-Request-Id": {"r1"}, "Etag": {`"0123456789abcdef"`}, "Cache-Control": {"public, max-age=5"}}
+	preflight := http.Header{"X-Request-Id": {"r1"}, "Access-Control-Allow-Origin": {"https://app.example"}, "Vary": {"Origin"},
+		"Access-Control-Allow-Methods": {"GET, POST, PUT, PATCH, DELETE, OPTIONS"},
+		"Access-Control-Allow-Headers": {"X-Api-Key, Content-Type, If-None-Match, X-Request-Id, Authorization"},
+		"Access-Control-Max-Age":       {"600"}, "Cache-Control": {"no-store"}}
 	for _, c := range []struct {
 		name, method, path string
 		status             int
@@ -38,6 +44,38 @@ func TestValidate(t *testing.T) {
 		{"error cacheable", "GET", "/v1/assets/search", 400, errHdr("Cache-Control", "private"), `{"error":{"_tag":"BadRequestError","message":"m"}}`, "Cache-Control"},
 		{"429 without Retry-After", "GET", "/v1/assets/search", 429, ok, `{"error":{"_tag":"RateLimitedError","message":"m","details":{"code":"rate_limited"}}}`, "Retry-After"},
 		{"429 with Retry-After", "GET", "/v1/assets/search", 429, errHdr("Retry-After", "3"), `{"error":{"_tag":"RateLimitedError","message":"m","details":{"code":"rate_limited"}}}`, ""},
+		{"429 Retry-After not a number", "GET", "/v1/assets/search", 429, errHdr("Retry-After", "soon"), `{"error":{"_tag":"RateLimitedError","message":"m","details":{"code":"rate_limited"}}}`, "Retry-After"},
+
+		// 304s: only where the contract gives the operation one (the
+		// conditional GETs), with its ETag and a cacheable Cache-Control.
+		{"304", "GET", "/v1/assets/search?q=sol", 304, notMod, ``, ""},
+		{"304 with rate headers", "GET", "/v2/lists/x", 304, with(notMod, rate...), ``, ""},
+		{"304 without ETag", "GET", "/v1/assets/search?q=sol", 304, without(notMod, "ETag"), ``, "ETag"},
+		{"304 weak ETag", "GET", "/v1/assets/search?q=sol", 304, with(notMod, "ETag", `W/"x"`), ``, "ETag"},
+		{"304 no-store", "GET", "/v1/assets/search?q=sol", 304, with(notMod, "Cache-Control", "no-store"), ``, "Cache-Control"},
+		{"304 with a body", "GET", "/v1/assets/search?q=sol", 304, notMod, `{}`, "body"},
+		{"304 of a no-store route", "GET", "/v1/assets/risk-summary?mint=x", 304, notMod, ``, "no 304"},
+		{"304 of a POST", "POST", "/v1/assets/market-snapshots", 304, notMod, ``, "no 304"},
+
+		// CORS preflight (any path) against components/responses/Preflight.
+		{"preflight", "OPTIONS", "/v1/assets/search", 204, preflight, ``, ""},
+		{"preflight of an unknown path", "OPTIONS", "/v1/nope", 204, preflight, ``, ""},
+		{"preflight without Max-Age", "OPTIONS", "/v1/assets/search", 204, without(preflight, "Access-Control-Max-Age"), ``, "Max-Age"},
+		{"preflight bad Max-Age", "OPTIONS", "/v1/assets/search", 204, with(preflight, "Access-Control-Max-Age", "long"), ``, "Max-Age"},
+		{"preflight without origin", "OPTIONS", "/v1/assets/search", 204, without(preflight, "Access-Control-Allow-Origin"), ``, "Allow-Origin"},
+		{"preflight without x-api-key allowed", "OPTIONS", "/v1/assets/search", 204, with(preflight, "Access-Control-Allow-Headers", "Content-Type"), ``, "Allow-Headers"},
+		{"preflight with a body", "OPTIONS", "/v1/assets/search", 204, preflight, `{}`, "body"},
+
+		// The limiter's headers only where the contract declares them, the
+		// RateLimit-* trio together, with their schemas.
+		{"400 with rate headers", "GET", "/v1/assets/search", 400, with(ok, rate...), `{"error":{"_tag":"BadRequestError","message":"m"}}`, ""},
+		{"404 with rate headers", "GET", "/v1/assets/sol", 404, with(ok, rate...), `{"error":{"_tag":"NotFoundError","message":"m"}}`, ""},
+		{"403 with rate headers", "GET", "/v2/execution/route?mint=x", 403, with(ok, rate...), `{"error":{"_tag":"AssetAdvisoryError","message":"m","details":{"code":"advisory_blocked"}}}`, ""},
+		{"401 with rate headers", "GET", "/v1/assets/search", 401, with(ok, rate...), `{"error":{"_tag":"UnauthorizedError","message":"m"}}`, "does not declare"},
+		{"health with rate headers", "GET", "/v1/health", 200, with(ok, rate...), `{"ok":true}`, "does not declare"},
+		{"400 with Retry-After", "GET", "/v1/assets/search", 400, with(ok, "Retry-After", "1"), `{"error":{"_tag":"BadRequestError","message":"m"}}`, "does not declare"},
+		{"part of the trio", "GET", "/v1/assets/search", 400, with(ok, "RateLimit-Limit", "10"), `{"error":{"_tag":"BadRequestError","message":"m"}}`, "come together"},
+		{"RateLimit-Remaining not a number", "GET", "/v1/assets/search", 400, with(ok, "RateLimit-Limit", "10", "RateLimit-Remaining", "many", "RateLimit-Reset", "1"), `{"error":{"_tag":"BadRequestError","message":"m"}}`, "RateLimit-Remaining"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			req := httptest.NewRequest(c.method, c.path, nil)
@@ -52,6 +90,24 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// with returns h with the name/value pairs set.
+func with(h http.Header, kv ...string) http.Header {
+	h = h.Clone()
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Set(kv[i], kv[i+1])
+	}
+	return h
+}
+
+// without returns h without the named headers.
+func without(h http.Header, names ...string) http.Header {
+	h = h.Clone()
+	for _, n := range names {
+		h.Del(n)
+	}
+	return h
 }
 
 func TestWarmCompilesEverySchema(t *testing.T) { Warm(t) }

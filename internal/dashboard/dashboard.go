@@ -1,6 +1,6 @@
 // Package dashboard is the server-rendered web dashboard at /dashboard/:
 // sign-in with an identity-provider session or a local session token, the
-// keys of the user's projects (create, regenerate, revoke, limits, usage
+// keys of the user's projects (create, regenerate, revoke, scopes, limits, usage
 // per day) and the projects' v2 lists (create, rename, status, members
 // through the curator search, reorder, remove, delete).
 //
@@ -63,11 +63,13 @@ type Keys interface {
 	SetKeyLimits(ctx context.Context, id string, l apikey.Limits) error
 }
 
-// KeyManager creates, regenerates and revokes keys (apikey.Manager).
+// KeyManager creates, regenerates and revokes keys and changes their
+// scopes (apikey.Manager).
 type KeyManager interface {
 	Create(ctx context.Context, project string, scopes []string) (string, apikey.Key, error)
 	Regenerate(ctx context.Context, id string) (string, apikey.Key, error)
 	Revoke(ctx context.Context, id string) error
+	SetScopes(ctx context.Context, id string, scopes []string) (apikey.Key, error)
 }
 
 // DayCount is one UTC day of a key's usage.

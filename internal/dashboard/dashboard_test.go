@@ -349,3 +349,86 @@ func TestListPages(t *testing.T) {
 		t.Fatalf("deleted list page: %d", r.status)
 	}
 }
+
+func TestKeyScopes(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	base := projectURL(e.owner.ProjectID)
+	mgr := apikey.Manager{Store: e.st, Now: time.Now}
+	_, k, err := mgr.Create(ctx, "acme", []string{"assets:read", "assets:ohlcv:read"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := base + "keys/" + k.ID + "/scopes"
+	scopesOf := func(id string) []string {
+		got, err := e.st.GetKey(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Scopes
+	}
+	// The key page shows the form to owners, with the key's scopes ticked.
+	page := e.do(t, "GET", base+"keys/"+k.ID+"/", ownerTok, nil, false)
+	if page.status != 200 || !strings.Contains(page.body, `action="`+path+`"`) ||
+		!strings.Contains(page.body, `value="assets:ohlcv:read" checked`) || strings.Contains(page.body, `value="trades:write" checked`) {
+		t.Fatalf("key page: %d\n%s", page.status, page.body)
+	}
+	if page := e.do(t, "GET", base+"keys/"+k.ID+"/", memberTok, nil, false); strings.Contains(page.body, `action="`+path+`"`) {
+		t.Fatal("a member sees the scopes form")
+	}
+	refused := []struct {
+		name   string
+		token  string
+		form   url.Values
+		raw    bool // send without the CSRF token
+		path   string
+		status int
+	}{
+		{"no CSRF token", ownerTok, url.Values{"scope": {"execution:read"}}, true, path, 403},
+		{"another session's CSRF token", ownerTok, url.Values{"scope": {"execution:read"}, "csrf": {csrfFor(memberTok)}}, false, path, 403},
+		{"member", memberTok, url.Values{"scope": {"execution:read"}}, false, path, 400},
+		{"no scope ticked", ownerTok, url.Values{}, false, path, 400},
+		{"unknown scope", ownerTok, url.Values{"scope": {"assets:read", "assets:write"}}, false, path, 400},
+		{"key of another project", ownerTok, url.Values{"scope": {"execution:read"}}, false, "", 404},
+	}
+	_, foreign, err := mgr.Create(ctx, "elsewhere", []string{"assets:read"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range refused {
+		p := c.path
+		if p == "" {
+			p = base + "keys/" + foreign.ID + "/scopes"
+		}
+		var r result
+		if c.raw {
+			r = e.do(t, "POST", p, c.token, c.form, false)
+		} else {
+			r = e.post(t, p, c.token, c.form)
+		}
+		if r.status != c.status {
+			t.Errorf("%s: %d, want %d\n%s", c.name, r.status, c.status, r.body)
+		}
+	}
+	if got := scopesOf(k.ID); strings.Join(got, ",") != "assets:read,assets:ohlcv:read" {
+		t.Fatalf("refused requests changed the scopes: %v", got)
+	}
+	if got := scopesOf(foreign.ID); strings.Join(got, ",") != "assets:read" {
+		t.Fatalf("foreign key's scopes changed: %v", got)
+	}
+	// The owner removes assets:read and adds execution:read.
+	r := e.post(t, path, ownerTok, url.Values{"scope": {"assets:ohlcv:read", "execution:read"}})
+	if r.status != 303 || r.header.Get("Location") != base+"keys/"+k.ID+"/" {
+		t.Fatalf("set scopes: %d %v %s", r.status, r.header, r.body)
+	}
+	if got := scopesOf(k.ID); strings.Join(got, ",") != "assets:ohlcv:read,execution:read" {
+		t.Fatalf("scopes after the form = %v", got)
+	}
+	// A revoked key's scopes cannot change.
+	if err := mgr.Revoke(ctx, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.post(t, path, ownerTok, url.Values{"scope": {"assets:read"}}); r.status != 400 {
+		t.Fatalf("scopes of a revoked key: %d", r.status)
+	}
+}

@@ -29,6 +29,7 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/regenerate", h.page(h.keyRegenerate))
 	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/revoke", h.page(h.keyRevoke))
 	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/limits", h.page(h.keyLimits))
+	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/scopes", h.page(h.keyScopes))
 	m.HandleFunc("GET "+Base+"/p/{project}/keys/{key}/{$}", h.page(h.keyPage))
 	m.HandleFunc("POST "+Base+"/p/{project}/lists", h.page(h.listCreate))
 	m.HandleFunc("GET "+Base+"/p/{project}/lists/{slug}/{$}", h.page(h.listPage))
@@ -375,6 +376,34 @@ func (h *Handler) keyLimits(w http.ResponseWriter, r *http.Request, u *user) err
 	return nil
 }
 
+// keyScopes replaces an active key's scopes with the ticked ones (at
+// least one). Every replica applies the change within one key reload.
+func (h *Handler) keyScopes(w http.ResponseWriter, r *http.Request, u *user) error {
+	p, k, err := h.managedKey(r, u)
+	if err != nil {
+		return err
+	}
+	if !k.Active() {
+		return userError{"Key " + k.ID + " is revoked."}
+	}
+	scopes := r.PostForm["scope"]
+	if len(scopes) == 0 {
+		return userError{"Tick at least one scope: a key without scopes could call nothing."}
+	}
+	for _, s := range scopes {
+		if !slices.Contains(apikey.AllScopes[:], s) {
+			return userError{fmt.Sprintf("Unknown scope %q.", s)}
+		}
+	}
+	next, err := h.d.KeyManager.SetScopes(r.Context(), k.ID, scopes)
+	if err != nil {
+		return err
+	}
+	h.d.Log.InfoContext(r.Context(), "dashboard: key scopes set", "key", k.ID, "scopes", next.Scopes, "user", u.UserID)
+	http.Redirect(w, r, projectURL(p.ProjectID)+"keys/"+url.PathEscape(k.ID)+"/", http.StatusSeeOther)
+	return nil
+}
+
 // usageDays is the span of the usage chart.
 const usageDays = 30
 
@@ -390,6 +419,7 @@ type keyData struct {
 	User      *user
 	Project   project.Member
 	CanManage bool
+	Scopes    []string // every scope a key may hold, for the scopes form
 	Key       keyRow
 	Available bool
 	Bars      []bar
@@ -406,7 +436,7 @@ func (h *Handler) keyPage(w http.ResponseWriter, r *http.Request, u *user) error
 	if err != nil {
 		return err
 	}
-	d := keyData{User: u, Project: p, CanManage: project.CanManage(p.Role), Key: keyRow{Key: k, Prefix: keyPrefix(k)}}
+	d := keyData{User: u, Project: p, CanManage: project.CanManage(p.Role), Scopes: apikey.AllScopes[:], Key: keyRow{Key: k, Prefix: keyPrefix(k)}}
 	if h.d.Usage != nil {
 		to := h.d.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
 		from := to.AddDate(0, 0, -usageDays)

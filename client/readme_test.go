@@ -1,0 +1,108 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/assetd/assetd/client"
+)
+
+// readme: the Go example of README.md ("Contract and Go client"), kept
+// byte-identical by TestREADMEExampleIsThisCode.
+
+// searchSol prints how many assets match "sol" (baseURL: e.g. http://localhost:8080).
+func searchSol(ctx context.Context, baseURL string) error {
+	c, err := client.New(baseURL, os.Getenv("ASSETD_KEY"))
+	if err != nil {
+		return err
+	}
+	res, err := c.SearchAssets(ctx, &client.SearchAssetsParams{Q: "sol", Limit: client.Ptr[int64](5)})
+	var apiErr *client.Error
+	switch {
+	case errors.As(err, &apiErr):
+		// apiErr.Status, apiErr.Tag ("BadRequestError"), apiErr.Code ("invalid_param"), apiErr.RequestID
+		return fmt.Errorf("search refused: %w", err)
+	case err != nil:
+		return err
+	}
+	// Top-level members are typed; nested rows stay json.RawMessage: decode what you need.
+	var rows []map[string]any
+	if err := json.Unmarshal(res.Results, &rows); err != nil {
+		return err
+	}
+	fmt.Println(len(rows), "results for", res.Query)
+	return nil
+}
+
+// end of the README example
+
+// searchServer answers /v1/assets/search like assetd, or with a 400
+// envelope when refuse is set.
+func searchServer(refuse bool) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Request-Id", "req-1")
+		if refuse || r.URL.Path != "/v1/assets/search" || r.Header.Get("X-Api-Key") == "" {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"error":{"_tag":"BadRequestError","message":"bad limit","details":{"code":"invalid_param"}}}`)
+			return
+		}
+		fmt.Fprintf(w, `{"query":%q,"category":null,"primaryVariantStrategy":"liquidity","results":[{"assetId":"sol"},{"assetId":"jitosol"}]}`, r.URL.Query().Get("q"))
+	}))
+}
+
+// Example_readme runs the README's example against a stand-in server.
+func Example_readme() {
+	srv := searchServer(false)
+	defer srv.Close()
+	os.Setenv("ASSETD_KEY", "adk_example") //nolint:errcheck // the example reads its key from the environment
+	if err := searchSol(context.Background(), srv.URL); err != nil {
+		fmt.Println(err)
+	}
+	// Output: 2 results for sol
+}
+
+func TestREADMEExampleRefusal(t *testing.T) {
+	srv := searchServer(true)
+	defer srv.Close()
+	err := searchSol(context.Background(), srv.URL)
+	var apiErr *client.Error
+	if !errors.As(err, &apiErr) || apiErr.Tag != "BadRequestError" || apiErr.Code != "invalid_param" || apiErr.RequestID != "req-1" ||
+		!strings.HasPrefix(err.Error(), "search refused: ") {
+		t.Fatalf("refusal: %v", err)
+	}
+}
+
+// TestREADMEExampleIsThisCode fails when README.md's Go example and the
+// compiled copy above differ.
+func TestREADMEExampleIsThisCode(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("readme_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start = "// searchSol prints"
+	r := string(readme)
+	i := strings.Index(r, "```go\n"+start)
+	if i < 0 {
+		t.Fatal("README.md has no ```go block starting with the searchSol example")
+	}
+	r = r[i+len("```go\n"):]
+	r = r[:strings.Index(r, "```")]
+	s := string(src)
+	j := strings.Index(s, start)
+	s = s[j:strings.Index(s, "// end of the README example")]
+	if strings.TrimSpace(r) != strings.TrimSpace(s) {
+		t.Fatalf("README.md's example differs from client/readme_test.go's searchSol:\nREADME:\n%s\ntest:\n%s", r, s)
+	}
+}
