@@ -13,6 +13,7 @@ import (
 
 	"github.com/assetd/assetd/internal/httpapi"
 	"github.com/assetd/assetd/internal/lists"
+	"github.com/assetd/assetd/internal/natsbus"
 	"github.com/peterbourgon/ff/v3"
 )
 
@@ -58,6 +59,10 @@ type storeFlags struct {
 	databaseURL string
 	logFormat   string
 	logLevel    string
+	// natsURL connects the change bus and the trade stream (docs/nats.md);
+	// natsPrefix starts their subjects and stream names.
+	natsURL    string
+	natsPrefix string
 }
 
 // defaultDataDir holds the embedded store of real mode; demoDataDir that of
@@ -67,16 +72,19 @@ const (
 	demoDataDir    = "./data-demo"
 )
 
-var defaultStoreFlags = storeFlags{dataDir: defaultDataDir, logFormat: "text", logLevel: "info"}
+var defaultStoreFlags = storeFlags{dataDir: defaultDataDir, logFormat: "text", logLevel: "info", natsPrefix: natsbus.DefaultPrefix}
 
 // storeFlagNames are the flags addStoreFlags defines.
-var storeFlagNames = map[string]bool{"data-dir": true, "database-url": true, "log-format": true, "log-level": true}
+var storeFlagNames = map[string]bool{"data-dir": true, "database-url": true, "log-format": true, "log-level": true,
+	"nats-url": true, "nats-prefix": true}
 
 func addStoreFlags(fs *flag.FlagSet, sf *storeFlags, def storeFlags) {
 	fs.StringVar(&sf.dataDir, "data-dir", def.dataDir, "directory of the embedded SQLite database (--demo: "+demoDataDir+")")
 	fs.StringVar(&sf.databaseURL, "database-url", def.databaseURL, "postgres:// URL; moves all persistent state to PostgreSQL")
 	fs.StringVar(&sf.logFormat, "log-format", def.logFormat, "log format: text or json")
 	fs.StringVar(&sf.logLevel, "log-level", def.logLevel, "log level: debug, info, warn, error")
+	fs.StringVar(&sf.natsURL, "nats-url", def.natsURL, "nats:// URL of NATS with JetStream: store changes reach every replica at once and trade ingest goes through a durable stream (docs/nats.md)")
+	fs.StringVar(&sf.natsPrefix, "nats-prefix", def.natsPrefix, "first token of every NATS subject and stream name, so deployments can share a NATS server")
 }
 
 // storeFlagsFromEnv reads the store flags' ASSETD_* variables over the
@@ -103,6 +111,18 @@ func (sf storeFlags) validate() error {
 	}
 	if _, err := parseLevel(sf.logLevel); err != nil {
 		errs = append(errs, err.Error())
+	}
+	if sf.natsURL != "" {
+		for _, raw := range strings.Split(sf.natsURL, ",") {
+			u, err := url.Parse(strings.TrimSpace(raw))
+			if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
+				errs = append(errs, "--nats-url must be a nats://host:port URL (or a comma list of them)")
+				break
+			}
+		}
+	}
+	if err := natsbus.ValidPrefix(sf.natsPrefix); err != nil {
+		errs = append(errs, "--nats-prefix: "+err.Error())
 	}
 	if len(errs) > 0 {
 		return usageError{strings.Join(errs, "; ")}
@@ -142,6 +162,8 @@ type serveConfig struct {
 	// allowedDuplicates is the curator allow-list file ("" for none).
 	allowedDuplicates string
 	http              httpFlags
+	redis             redisFlags
+	refresh           refreshFlags
 }
 
 func validAddr(flagName, addr string) error {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/assetd/assetd/internal/contracttest"
 )
 
 // screensEnv names the directory the browser test writes its step
@@ -41,9 +43,23 @@ func keyStatus(t *testing.T, s *server, key string) int {
 	return status
 }
 
+// projectIDOf returns the id of the named project, from the member
+// listing of the CLI.
+func projectIDOf(t *testing.T, dir, name string) string {
+	t.Helper()
+	out := mustCLI(t, "projects", "members", "--project", name, "--data-dir", dir)
+	for _, f := range strings.Fields(out) {
+		if strings.HasPrefix(f, "prj_") {
+			return f
+		}
+	}
+	t.Fatalf("no project id for %s in %q", name, out)
+	return ""
+}
+
 // TestDashboardInBrowser drives the dashboard in headless Chromium: sign
 // in with a local session, create a key and use it, regenerate it (the old
-// secret stops working), create a list, add two members through the
+// secret stops working), take a scope away (the key gets 403), create a list, add two members through the
 // search, publish it and read it back through the API. Every step leaves a
 // screenshot in $ASSETD_E2E_SCREENS.
 func TestDashboardInBrowser(t *testing.T) {
@@ -144,7 +160,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.WaitVisible(`//p[contains(., "was regenerated")]`),
 		shot("key-regenerated"),
 	)
-	key2 := text("secret")
+	key2, key2ID := text("secret"), text("secret-key-id")
 	if key2 == "" || key2 == key1 {
 		t.Fatalf("regenerated secret %q (old %q)", key2, key1)
 	}
@@ -152,7 +168,33 @@ func TestDashboardInBrowser(t *testing.T) {
 	t.Logf("old key refused %s after the regenerate page rendered", took)
 	eventually(t, time.Minute, "regenerated key answers 200", func() bool { return keyStatus(t, s, key2) == http.StatusOK })
 
-	// 4. Create a list, add two members through the search, publish.
+	// 4. On the key's page, replace assets:read by assets:ohlcv:read: the
+	// key gets 403 on a route that needs assets:read; ticking it again
+	// restores 200.
+	keyPage := s.base + "/dashboard/p/" + projectIDOf(t, dir, "e2e") + "/keys/" + key2ID + "/"
+	scopeBox := `//input[@name="scope" and @value="assets:read"]`
+	run("remove a scope",
+		chromedp.Navigate(keyPage),
+		chromedp.WaitVisible(chromedp.ID("save-scopes")),
+		chromedp.Click(scopeBox), // untick assets:read
+		chromedp.Click(`//input[@name="scope" and @value="assets:ohlcv:read"]`),
+		shot("scope-unticked"),
+		chromedp.Click(chromedp.ID("save-scopes")),
+		chromedp.WaitVisible(scopeBox+`[not(@checked)]`),
+		shot("scope-removed"),
+	)
+	took = eventually(t, time.Minute, "key without assets:read answers 403", func() bool { return keyStatus(t, s, key2) == http.StatusForbidden })
+	t.Logf("scope removal refused the key (403) %s after the key page rendered", took)
+	run("grant the scope again",
+		chromedp.Click(scopeBox),
+		chromedp.Click(chromedp.ID("save-scopes")),
+		chromedp.WaitVisible(scopeBox+`[@checked]`),
+		chromedp.Navigate(s.base+"/dashboard/"),
+		chromedp.WaitVisible(chromedp.ID("create-list")),
+	)
+	eventually(t, time.Minute, "key with assets:read again answers 200", func() bool { return keyStatus(t, s, key2) == http.StatusOK })
+
+	// 5. Create a list, add two members through the search, publish.
 	const slug = "e2e-picks"
 	run("create list and add members",
 		chromedp.SendKeys(chromedp.ID("list-slug"), slug),
@@ -175,7 +217,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		shot("published"),
 	)
 
-	// 5. Read it back through the API with the regenerated key.
+	// 6. Read it back through the API with the regenerated key.
 	status, _, body := s.get(t, "/v2/lists/"+slug, map[string]string{"x-api-key": key2})
 	toks, _ := body["tokens"].([]any)
 	if status != http.StatusOK || body["status"] != "published" || len(toks) != 2 {
@@ -183,7 +225,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	req, _ := http.NewRequest("GET", s.base+"/v2/lists/"+slug+"/tokenlist.json", nil)
 	req.Header.Set("x-api-key", key2)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{Transport: contracttest.Transport(t, nil)}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

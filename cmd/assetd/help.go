@@ -29,6 +29,8 @@ var commandDocs = map[string]commandDoc{
 		argv: [][2]string{{"ID", "key id, as printed by assetd keys list"}}},
 	"keys limits": {args: "ID", about: "Set or clear a key's rate and monthly quota overrides (the server defaults apply otherwise).",
 		argv: [][2]string{{"ID", "key id, as printed by assetd keys list"}}},
+	"keys scopes": {args: "ID", about: "Replace (--set) or edit (--add, --remove) an active key's scopes; a running server applies them within the reload interval.",
+		argv: [][2]string{{"ID", "key id, as printed by assetd keys list"}}},
 	"keys usage": {args: "ID", about: "Print a key's stored usage per day, route and status (UTC days, newest first), and its requests this month.",
 		argv: [][2]string{{"ID", "key id, as printed by assetd keys list"}}},
 	"sessions create": {about: "Create a local session token for /v1/whoami; printed once on stdout."},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -32,11 +33,17 @@ func (c *cli) withStore(ctx context.Context, name string, args []string, extra f
 	if err := sf.validate(); err != nil {
 		return err
 	}
-	st, err := openStore(ctx, sf, newLogger(c.stderr, sf))
+	log := newLogger(c.stderr, sf)
+	st, err := openStore(ctx, sf, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	bus, err := openBus(ctx, sf, st, "assetd "+name, log)
+	if err != nil {
+		return err
+	}
+	defer closeBus(bus, log)
 	return fn(st, fs.Args())
 }
 
@@ -145,6 +152,8 @@ func (c *cli) keys(ctx context.Context, args []string) error {
 		})
 	case "usage":
 		return c.keysUsage(ctx, rest)
+	case "scopes":
+		return c.keysScopes(ctx, rest, mgr)
 	case "limits":
 		var rate, quota string
 		var clear bool
@@ -186,6 +195,58 @@ func (c *cli) keys(ctx context.Context, args []string) error {
 		})
 	}
 	return usageError{fmt.Sprintf("keys: unknown subcommand %q", args[0])}
+}
+
+// keysScopes replaces (--set) or edits (--add, --remove) an active key's
+// scopes; running servers apply the change within one key reload.
+func (c *cli) keysScopes(ctx context.Context, args []string, mgr func(store) apikey.Manager) error {
+	var set, add, remove string
+	return c.withStore(ctx, "keys scopes", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&set, "set", "", "comma-separated scopes replacing the key's: "+strings.Join(apikey.AllScopes[:], ","))
+		fs.StringVar(&add, "add", "", "comma-separated scopes to grant")
+		fs.StringVar(&remove, "remove", "", "comma-separated scopes to take away")
+	}, func(st store, pos []string) error {
+		id, err := oneID("keys scopes", pos)
+		if err != nil {
+			return err
+		}
+		if set == "" && add == "" && remove == "" {
+			return usageError{"keys scopes: give --set, or --add and/or --remove"}
+		}
+		if set != "" && (add != "" || remove != "") {
+			return usageError{"keys scopes: --set replaces the scopes; do not combine it with --add or --remove"}
+		}
+		k, err := st.GetKey(ctx, id)
+		if err != nil {
+			return notFoundHint(err, id)
+		}
+		next := slices.Clone(k.Scopes)
+		if set != "" {
+			next = splitScopes(set)
+		}
+		next = append(next, splitScopes(add)...)
+		drop := splitScopes(remove)
+		next = slices.DeleteFunc(next, func(s string) bool { return slices.Contains(drop, s) })
+		k, err = mgr(st).SetScopes(ctx, id, next)
+		if errors.Is(err, apikey.ErrNoScopes) || (err != nil && strings.Contains(err.Error(), "unknown scope")) {
+			return usageError{"keys scopes: " + err.Error()}
+		}
+		if err != nil {
+			return notFoundHint(err, id)
+		}
+		fmt.Fprintf(c.stderr, "scopes of %s: %s\n", id, strings.Join(k.Scopes, ","))
+		return nil
+	})
+}
+
+func splitScopes(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func limitsText(l apikey.Limits) string {

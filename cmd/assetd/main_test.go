@@ -249,6 +249,14 @@ func TestKeyLifecycleReachesRunningServer(t *testing.T) {
 					nextID = f[0]
 				}
 			}
+			// Taking assets:read away refuses the key on a route that
+			// needs it (403 insufficient_scope) within one key reload.
+			mustCLI(t, append([]string{"keys", "scopes", nextID, "--set", "assets:ohlcv:read"}, e.flags...)...)
+			d = eventually(t, 2*time.Second, "key without assets:read refused", func() bool { return authed(next) == 403 })
+			t.Logf("%s: scope removal applied after %s", e.name, d)
+			mustCLI(t, append([]string{"keys", "scopes", nextID, "--add", "assets:read"}, e.flags...)...)
+			eventually(t, 2*time.Second, "scope granted again", func() bool { return authed(next) == 200 })
+
 			mustCLI(t, append([]string{"keys", "revoke", nextID}, e.flags...)...)
 			d = eventually(t, 2*time.Second, "revoked key refused", func() bool { return authed(next) == 401 })
 			t.Logf("%s: revoked key refused after %s", e.name, d)
@@ -284,6 +292,39 @@ func TestKeyLimitsCLI(t *testing.T) {
 	}
 }
 
+func TestKeyScopesCLI(t *testing.T) {
+	dir := t.TempDir()
+	mustCLI(t, "keys", "create", "--project", "p", "--scopes", "assets:read,assets:risk:read", "--data-dir", dir)
+	id := strings.Fields(mustCLI(t, "keys", "list", "--data-dir", dir))[0]
+	scopes := func() string { return strings.Fields(mustCLI(t, "keys", "list", "--data-dir", dir))[2] }
+	mustCLI(t, "keys", "scopes", id, "--add", "assets:ohlcv:read", "--remove", "assets:risk:read", "--data-dir", dir)
+	if got := scopes(); got != "assets:read,assets:ohlcv:read" {
+		t.Fatalf("after --add/--remove: %q", got)
+	}
+	mustCLI(t, "keys", "scopes", "--set", "execution:read", id, "--data-dir", dir)
+	if got := scopes(); got != "execution:read" {
+		t.Fatalf("after --set: %q", got)
+	}
+	for _, bad := range [][]string{
+		{"keys", "scopes", id, "--data-dir", dir},                                       // nothing to do
+		{"keys", "scopes", id, "--set", "assets:write", "--data-dir", dir},              // unknown scope
+		{"keys", "scopes", id, "--remove", "execution:read", "--data-dir", dir},         // no scope left
+		{"keys", "scopes", id, "--set", "assets:read", "--add", "x", "--data-dir", dir}, // --set with --add
+		{"keys", "scopes", "key_nope", "--set", "assets:read", "--data-dir", dir},       // unknown key
+	} {
+		if _, err := runCLI(t, bad...); err == nil {
+			t.Errorf("assetd %v: no error", bad)
+		}
+	}
+	if got := scopes(); got != "execution:read" {
+		t.Fatalf("a refused change altered the scopes: %q", got)
+	}
+	mustCLI(t, "keys", "revoke", id, "--data-dir", dir)
+	if _, err := runCLI(t, "keys", "scopes", id, "--set", "assets:read", "--data-dir", dir); err == nil || !strings.Contains(err.Error(), "revoked") {
+		t.Fatalf("scopes of a revoked key: %v", err)
+	}
+}
+
 func TestServeConfigValidation(t *testing.T) {
 	cases := [][]string{
 		{"--addr", "nonsense"},
@@ -296,6 +337,14 @@ func TestServeConfigValidation(t *testing.T) {
 		{"--access-log", "some"},
 		{"--cors-origins", "wallet.example"},
 		{"--cors-origins", "https://a.example/path"},
+		{"--redis-url", "http://127.0.0.1:6379"},
+		{"--redis-url", "redis://127.0.0.1:6379/0", "--redis-timeout", "0s"},
+		{"--redis-prefix", ""},
+		{"--refresh-lease-ttl", "0s"},
+		{"--refresh-grace", "-1s"},
+		{"--nats-url", "http://127.0.0.1:4222"},
+		{"--nats-url", "nats://127.0.0.1:4222", "--nats-prefix", "a.b"},
+		{"--nats-url", "nats://127.0.0.1:4222", "--reload-interval", "10s"},
 		{"extra-arg"},
 	}
 	for _, args := range cases {

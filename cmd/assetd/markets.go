@@ -64,7 +64,7 @@ type marketPipeline struct {
 
 // newMarketPipeline builds the providers: the demo world with --demo, else
 // marketdata_a when a key is given and marketdata_b unless disabled.
-func newMarketPipeline(cfg serveConfig, snap *registry.Snapshot, eng marketcache.Analytics, obs marketcache.Observer, log *slog.Logger) (*marketPipeline, error) {
+func newMarketPipeline(cfg serveConfig, snap *registry.Snapshot, eng marketcache.Analytics, obs marketcache.Observer, log *slog.Logger, ref *refresher) (*marketPipeline, error) {
 	o := marketcache.Options{Budget: cfg.market.budget, Burst: 5, Log: log, Analytics: eng, Observer: obs}
 	p := &marketPipeline{}
 	if cfg.demo {
@@ -106,6 +106,9 @@ func newMarketPipeline(cfg serveConfig, snap *registry.Snapshot, eng marketcache
 		o.Metadata = tm
 		p.metadata = tm
 	}
+	// With a cluster refresher, one replica calls these providers and the
+	// others read its results (docs/scale-out.md).
+	ref.wrap(&o, cfg.market.warmInterval)
 	p.cache = marketcache.New(o)
 	p.external = o.Coins != nil
 	p.priced = len(o.Snapshots) > 0

@@ -103,7 +103,7 @@ func (f newsFlags) validate() error {
 // newNewsService builds the news service: the simulated feeds with --demo
 // (memory only, never stored), else the configured RSS/Atom feeds, stored
 // in st.
-func newNewsService(cfg serveConfig, snap *registry.Snapshot, st news.Store, m *metrics.Metrics, log *slog.Logger) (*news.Service, error) {
+func newNewsService(cfg serveConfig, snap *registry.Snapshot, st news.Store, m *metrics.Metrics, log *slog.Logger, leader func() bool) (*news.Service, error) {
 	nc := news.Config{Assets: snap.Assets(), Log: log, Observer: newsMetrics{m}}
 	if cfg.demo {
 		nc.Sources = []news.Source{demo.NewNewsFeed(news.FeedNews, snap.Assets(), nil), demo.NewNewsFeed(news.FeedSocial, snap.Assets(), nil)}
@@ -114,6 +114,7 @@ func newNewsService(cfg serveConfig, snap *registry.Snapshot, st news.Store, m *
 		return news.New(nc), nil
 	}
 	nc.Store = st
+	nc.Leader = leader
 	hosts := newsfeed.NewHosts(newsfeed.DefaultHostGap, nil)
 	hc := &http.Client{}
 	newsURLs, socialURLs := cfg.news.resolve()

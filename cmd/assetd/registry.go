@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -28,13 +29,56 @@ type registryStore interface {
 // every imported document in import order. extra documents (not yet
 // stored) go last.
 func loadRegistry(ctx context.Context, st registryStore, extra ...registry.Document) (*registry.Snapshot, *registry.Report, error) {
-	seed, err := registry.Seed()
-	if err != nil {
-		return nil, nil, fmt.Errorf("embedded seed: %w", err)
-	}
 	docs, err := st.ListRegistryDocuments(ctx)
 	if err != nil {
 		return nil, nil, err
+	}
+	return buildRegistry(docs, extra...)
+}
+
+// errRegistryUnchanged: the stored registry documents are those the
+// snapshot in service was built from.
+var errRegistryUnchanged = errors.New("registry documents unchanged")
+
+// registryLoader loads a server's registry and remembers which stored
+// documents its snapshot was built from, so that a reload that finds the
+// same documents (the poller's first Sync, right after start-up) does not
+// parse and build a large registry again. Not safe for concurrent use.
+type registryLoader struct {
+	st   registryStore
+	last [sha256.Size]byte
+}
+
+// load builds the snapshot of the stored documents, or returns
+// errRegistryUnchanged when they are those of the last successful load.
+func (l *registryLoader) load(ctx context.Context) (*registry.Snapshot, *registry.Report, error) {
+	docs, err := l.st.ListRegistryDocuments(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := sha256.New()
+	for _, d := range docs {
+		fmt.Fprintf(h, "%s\x00%s\x00%d\x00", d.Source, d.Format, len(d.Body))
+		h.Write(d.Body)
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	if sum == l.last {
+		return nil, nil, errRegistryUnchanged
+	}
+	snap, rep, err := buildRegistry(docs)
+	if err == nil {
+		l.last = sum
+	}
+	return snap, rep, err
+}
+
+// buildRegistry builds the snapshot of the seed overlaid by docs, then
+// extra.
+func buildRegistry(docs []storage.RegistryDocument, extra ...registry.Document) (*registry.Snapshot, *registry.Report, error) {
+	seed, err := registry.Seed()
+	if err != nil {
+		return nil, nil, fmt.Errorf("embedded seed: %w", err)
 	}
 	overlays := make([]registry.Document, 0, len(docs)+len(extra))
 	for _, d := range docs {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,17 +19,22 @@ import (
 	"github.com/assetd/assetd/internal/httpapi"
 	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/lists"
+	"github.com/assetd/assetd/internal/logbuf"
 	"github.com/assetd/assetd/internal/metrics"
+	"github.com/assetd/assetd/internal/natsbus"
 	"github.com/assetd/assetd/internal/oidc"
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/readiness"
+	"github.com/assetd/assetd/internal/redis"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/tokenindex"
 	"github.com/assetd/assetd/internal/tokenlist"
+	"github.com/assetd/assetd/internal/tradestream"
 	"github.com/assetd/assetd/internal/usage"
 	"github.com/assetd/assetd/internal/watch"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 )
@@ -76,9 +82,14 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.DurationVar(&cfg.shutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for in-flight requests")
 	addExecutionFlags(fs, &cfg.execution)
 	addHTTPFlags(fs, &cfg.http)
-	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes")
+	addRedisFlags(fs, &cfg.redis)
+	addRefreshFlags(fs, &cfg.refresh)
+	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes (with --nats-url, the fallback to change events: default 5s)")
 	if err := c.parse(fs, args, true); err != nil {
 		return cfg, err
+	}
+	if cfg.natsURL != "" && !provided(fs)["reload-interval"] {
+		cfg.reloadInterval = natsReloadInterval
 	}
 	if cfg.demo && cfg.databaseURL == "" && !provided(fs)["data-dir"] {
 		cfg.dataDir = demoDataDir
@@ -104,6 +115,12 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	if err := cfg.http.validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := cfg.refresh.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := cfg.redis.validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if _, _, err := parseRate(cfg.rate); err != nil {
 		errs = append(errs, fmt.Errorf("--rate-limit: %w", err))
 	}
@@ -113,8 +130,8 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	if _, _, err := parseRate(cfg.execution.quoteBudget); err != nil {
 		errs = append(errs, fmt.Errorf("--quote-budget: %w", err))
 	}
-	if cfg.shutdownGrace <= 0 || cfg.reloadInterval < 50*time.Millisecond || cfg.reloadInterval > 2*time.Second {
-		errs = append(errs, errors.New("--shutdown-grace must be positive and --reload-interval within 50ms..2s"))
+	if cfg.shutdownGrace <= 0 || cfg.reloadInterval < 50*time.Millisecond || cfg.reloadInterval > natsReloadInterval {
+		errs = append(errs, errors.New("--shutdown-grace must be positive and --reload-interval within 50ms..5s"))
 	}
 	if cfg.market.budget <= 0 || cfg.market.extBudget <= 0 || cfg.market.warmInterval < time.Second || cfg.market.startupWarmup < 0 {
 		errs = append(errs, errors.New("--provider-budget and --extprovider-budget must be positive, --warm-interval at least 1s and --startup-warmup not negative"))
@@ -148,7 +165,20 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(c.stderr, cfg.storeFlags)
+	// Log lines are buffered (internal/logbuf: flushed by size, every
+	// 250 ms and at return); warnings and errors are written at once.
+	lw := logbuf.New(c.stderr, logbuf.Options{})
+	lctx, stopLog := context.WithCancel(context.WithoutCancel(ctx))
+	logDone := make(chan struct{})
+	go func() { lw.Run(lctx); close(logDone) }()
+	defer func() {
+		stopLog()
+		<-logDone
+		if err := lw.Close(); err != nil {
+			fmt.Fprintln(c.stderr, "assetd: log output:", err)
+		}
+	}()
+	log := slog.New(logbuf.NewHandler(lw, slog.LevelWarn, func(w io.Writer) slog.Handler { return newLogHandler(w, cfg.storeFlags) }))
 	// Bind first, so a taken port is reported at once rather than after
 	// the store, registry and market warm-up; connections wait in the
 	// backlog until serving starts.
@@ -172,9 +202,15 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err := claimMode(ctx, st, cfg); err != nil {
 		return err
 	}
+	bus, err := openBus(ctx, cfg.storeFlags, st, "assetd serve "+cfg.addr, log)
+	if err != nil {
+		return err
+	}
+	defer closeBus(bus, log)
 
 	keys := apikey.NewCache(st, log)
-	snap, _, err := loadRegistry(ctx, st)
+	regs := &registryLoader{st: st}
+	snap, _, err := regs.load(ctx)
 	if err != nil {
 		return err
 	}
@@ -184,7 +220,12 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	m := metrics.New()
 	cfg.market.implausible = func(provider, field string) { m.ProviderNulled.WithLabelValues(provider, field).Inc() }
-	mp, err := newMarketPipeline(cfg, snap, eng, m, log)
+	ref, err := newRefresher(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer ref.close()
+	mp, err := newMarketPipeline(cfg, snap, eng, m, log, ref)
 	if err != nil {
 		return err
 	}
@@ -209,12 +250,16 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		feed.backfill(time.Now(), demoSyncBackfill, log)
 	}
 	mp.warmup(ctx, snap, cfg.market.startupWarmup, log)
-	cat := catalog.New(snap, mp.cache, time.Now, log)
+	advisories := lists.NewAdvisoryIndex(st)
+	// The token index loads with the first Sync and reloads on the tokens
+	// topic; the curator (created below) rebuilds its protected claims.
+	tokens := tokenindex.NewHolder(st, log)
+	cat := catalog.NewWith(snap, mp.cache, time.Now, log, catalog.Options{Advisories: advisories.Get, Canonical: mp.cache, Tokens: tokens.Index})
 	if feed != nil {
 		feed.snap = cat.Snapshot
 	}
 	log.Info("registry loaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
-	newsSvc, err := newNewsService(cfg, snap, st, m, log)
+	newsSvc, err := newNewsService(cfg, snap, st, m, log, ref.leader())
 	if err != nil {
 		return err
 	}
@@ -224,18 +269,18 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	poller := watch.NewPoller(st, cfg.reloadInterval, log)
 	poller.Observe(m.Reload)
 	poller.On(storage.TopicKeys, keys.Reload)
-	advisories := lists.NewAdvisoryIndex(st)
-	cat.SetAdvisories(advisories.Get)
-	cat.SetCanonical(mp.cache)
 	poller.On(storage.TopicAdvisories, func(ctx context.Context) error {
 		if err := advisories.Reload(ctx); err != nil {
 			return err
 		}
-		cat.Rebuild()
+		cat.AdvisoriesChanged()
 		return nil
 	})
 	poller.On(storage.TopicRegistry, func(ctx context.Context) error {
-		snap, _, err := loadRegistry(ctx, st)
+		snap, _, err := regs.load(ctx)
+		if errors.Is(err, errRegistryUnchanged) {
+			return nil // the first Sync: the documents loaded above
+		}
 		if err != nil {
 			return err // the current snapshot stays in service
 		}
@@ -245,10 +290,6 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		log.Info("registry reloaded", "assets", snap.Stats().Assets, "variants", snap.Stats().Variants)
 		return nil
 	})
-	// The token index loads with the first Sync and reloads on the tokens
-	// topic; the curator (created below) rebuilds its protected claims.
-	tokens := tokenindex.NewHolder(st, log)
-	cat.SetTokens(tokens.Index)
 	var cur *curator.Service
 	refreshCurator := func(context.Context) error {
 		if cur != nil {
@@ -261,6 +302,16 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	poller.On(storage.TopicRegistry, refreshCurator)
 	if err := poller.Sync(ctx); err != nil {
 		return fmt.Errorf("initial load (keys, registry, advisories, token index): %w", err)
+	}
+	if bus != nil {
+		// A change event from any replica or CLI polls the store now; after
+		// a reconnection too, for the events missed meanwhile.
+		unsubscribe, err := bus.SubscribeChanges(func(string) { poller.Kick() })
+		if err != nil {
+			return err
+		}
+		defer unsubscribe()
+		bus.OnReconnect(poller.Kick)
 	}
 
 	router := session.Router{Local: session.Local{Store: st, Now: time.Now}}
@@ -291,9 +342,34 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		curCfg.Provider = mp.metadata
 	}
 	cur = curator.New(curCfg)
-	cur.Refresh()
+	// Its protected-claim index (seconds of work for a large registry) is
+	// built in the background; a curator search before it is done waits.
+	go cur.Refresh()
 	if trades != nil {
 		poller.On(storage.TopicTrades, func(ctx context.Context) error { _, err := trades.CatchUp(ctx); return err })
+	}
+	// With NATS, trade ingest goes through the durable stream: any
+	// replica publishes and acknowledges after the stream's ack, one
+	// replica's worker stores each message, and every engine follows the
+	// store (internal/tradestream).
+	tradeIngest := tradeIngester(trades)
+	var tradeWorker func(context.Context)
+	if bus != nil && trades != nil {
+		pub := tradestream.NewPublisher(bus.JetStream(), bus.Connected, bus.Prefix(), eng, st)
+		pub.Observe(m.ObserveIngest)
+		tradeIngest = pub
+		// The stream is ensured before serving when NATS is up, so the
+		// first batches are not refused; otherwise the worker retries.
+		var stream jetstream.Stream
+		if bus.Connected() {
+			ectx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			stream, err = tradestream.Ensure(ectx, bus.JetStream(), tradestream.Config{Prefix: bus.Prefix()})
+			cancel()
+			if err != nil {
+				log.Warn("trade stream not ready at start; retrying in the background", "err", err)
+			}
+		}
+		tradeWorker = func(ctx context.Context) { runTradeWorker(ctx, bus, stream, trades, st, log) }
 	}
 	rate, window, _ := parseRate(cfg.rate)
 	quota, _ := parseQuota(cfg.quota)
@@ -301,21 +377,35 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	limiter := ratelimit.NewMemory()
-	if n, err := restoreQuotas(ctx, st, limiter, time.Now()); err != nil {
+	// The in-process limiter decides alone without --redis-url, and is the
+	// fail-open fallback with it; either way its quotas start from the
+	// stored usage.
+	local := ratelimit.NewMemory()
+	if n, err := restoreQuotas(ctx, st, local, time.Now()); err != nil {
 		return err
 	} else if n > 0 {
 		log.Info("monthly quotas restored from stored usage", "keys", n)
 	}
+	var limiter, budget ratelimit.Limiter = local, nil
+	rc, err := openRedis(ctx, cfg.redis, m, log)
+	if err != nil {
+		return err
+	}
+	if rc != nil {
+		defer rc.Close()
+		limiter = redis.NewLimiter(rc, local, quotaSeeder(st), "limits")
+		budget = redis.NewLimiter(rc, ratelimit.NewMemory(), nil, "budgets")
+		quoteBudget.Shared = redis.NewBucket(rc)
+	}
 	rec := usage.NewRecorder(st, log, usage.Options{Retention: cfg.usageRetention})
 	registerOpsMetrics(m, mp.cache, func() []string { return registryMints(cat.Snapshot()) }, rec)
 	api := httpapi.New(httpapi.Deps{
-		Log: log, Metrics: m, Keys: keys, Limiter: limiter, Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
+		Log: log, Metrics: m, Keys: keys, Limiter: limiter, Budget: budget, Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
 		Canonical: mp.cache, ExternalProvider: mp.external,
 		News:  newsSvc,
 		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
 		Curator: cur, Tokens: tokens.Index,
-		Trades:        tradeIngester(trades),
+		Trades:        tradeIngest,
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
@@ -341,9 +431,13 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { api.RunTrending(gctx, trendingInterval); return nil })
 	g.Go(func() error { runPrune(gctx, eng, pruneInterval); return nil })
 	g.Go(func() error { newsSvc.Run(gctx); return nil })
+	g.Go(func() error { ref.run(gctx); return nil })
 	// flushStopped closes when the periodic candle save loop has returned:
 	// the final save must not run concurrently with it, nor before it.
 	flushStopped := make(chan struct{})
+	if tradeWorker != nil {
+		g.Go(func() error { tradeWorker(gctx); return nil })
+	}
 	if trades != nil {
 		g.Go(func() error { defer close(flushStopped); trades.Run(gctx, candleSaveInterval); return nil })
 	} else {
@@ -411,9 +505,42 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	return err
 }
 
+// natsReloadInterval is the store poll interval when change events arrive
+// over NATS: only the fallback for events lost while NATS was away.
+const natsReloadInterval = 5 * time.Second
+
 // candleSaveInterval is how often candles are saved (with the candle
 // mark); trades stored since are re-applied to the candles at start.
 const candleSaveInterval = 5 * time.Second
+
+// runTradeWorker creates the trade stream unless given (retrying while
+// NATS is away) and stores its messages until ctx ends.
+func runTradeWorker(ctx context.Context, bus *natsbus.Bus, stream jetstream.Stream, trades *ingest.Ingester, st store, log *slog.Logger) {
+	cfg := tradestream.Config{Prefix: bus.Prefix()}
+	for warned := false; ; {
+		var err error
+		if stream == nil {
+			stream, err = tradestream.Ensure(ctx, bus.JetStream(), cfg)
+		}
+		if err == nil {
+			log.Info("trade stream ready", "stream", tradestream.StreamName(cfg.Prefix), "subjects", bus.Prefix()+".trades.>",
+				"duplicate_window", tradestream.DefaultDuplicateWindow)
+			tradestream.NewWorker(stream, trades, st, log).Run(ctx)
+			return
+		}
+		if !warned {
+			log.Warn("trade stream unavailable; ingest answers 503 until it is", "err", err)
+			warned = true
+		}
+		t := time.NewTimer(2 * time.Second)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
 
 // tradeIngester keeps a nil *ingest.Ingester a nil interface.
 func tradeIngester(in *ingest.Ingester) httpapi.TradeIngester {

@@ -5,17 +5,21 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/lists"
+	"github.com/assetd/assetd/internal/natsbus"
 	"github.com/assetd/assetd/internal/news"
 	"github.com/assetd/assetd/internal/project"
 	"github.com/assetd/assetd/internal/session"
+	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/storage/postgres"
 	"github.com/assetd/assetd/internal/storage/sqlite"
 	"github.com/assetd/assetd/internal/tokenindex"
 	"github.com/assetd/assetd/internal/tokenlist"
+	"github.com/assetd/assetd/internal/tradestream"
 	"github.com/assetd/assetd/internal/usage"
 	"github.com/assetd/assetd/internal/watch"
 )
@@ -33,10 +37,14 @@ type store interface {
 	lists.AdvisoryStore
 	tokenindex.Store
 	ingest.Store
+	tradestream.SignatureStore
 	news.Store
 	project.Store
 	tokenlist.Store
 	Migrate(ctx context.Context) (int, error)
+	// OnCommit has the store report the change topics of every committed
+	// write (the change bus publishes them).
+	OnCommit(fn storage.CommitHook)
 	Engine() string
 	Close() error
 }
@@ -69,11 +77,41 @@ func openStore(ctx context.Context, sf storeFlags, log *slog.Logger) (store, err
 	return s, nil
 }
 
-func newLogger(w io.Writer, sf storeFlags) *slog.Logger {
+// openBus connects to NATS when --nats-url is given (nil otherwise) and
+// makes st publish every committed change on the change bus, so servers
+// reload at once instead of at their next poll. Close it (before the
+// store) with closeBus.
+func openBus(ctx context.Context, sf storeFlags, st store, name string, log *slog.Logger) (*natsbus.Bus, error) {
+	if sf.natsURL == "" {
+		return nil, nil
+	}
+	bus, err := natsbus.Connect(ctx, natsbus.Config{URL: sf.natsURL, Prefix: sf.natsPrefix, Name: name, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	st.OnCommit(bus.PublishChanges)
+	return bus, nil
+}
+
+// closeBus flushes the change events bus published and closes it.
+func closeBus(bus *natsbus.Bus, log *slog.Logger) {
+	if bus == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := bus.Close(ctx); err != nil {
+		log.Warn("NATS close", "err", err)
+	}
+}
+
+func newLogger(w io.Writer, sf storeFlags) *slog.Logger { return slog.New(newLogHandler(w, sf)) }
+
+func newLogHandler(w io.Writer, sf storeFlags) slog.Handler {
 	lvl, _ := parseLevel(sf.logLevel)
 	opts := &slog.HandlerOptions{Level: lvl}
 	if sf.logFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		return slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.NewTextHandler(w, opts)
 }
