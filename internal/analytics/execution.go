@@ -127,6 +127,9 @@ func (ms *mintState) markoutBucket(i int) {
 	if i+1 < len(ms.bk) && ms.bk[i+1].min == ms.bk[i].min+1 {
 		span = ms.bk[i : i+2]
 	}
+	for j := range span {
+		span[j].sort()
+	}
 	b := &ms.bk[i]
 	pnl, count := markouts(span, len(b.ticks))
 	b.mkPnl, b.mkCount, b.mkFresh = pnl, int32(count), true

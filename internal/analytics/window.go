@@ -3,7 +3,6 @@ package analytics
 import (
 	"math"
 	"slices"
-	"sort"
 )
 
 // Rolling windows, in minutes. A window of L minutes evaluated at minute
@@ -77,7 +76,12 @@ type bucket struct {
 	botTrades int32
 	wallets   walletList
 	flows     []string // distinct non-empty flow sources
-	ticks     []tick   // sorted by order key
+	// ticks are this minute's trades, ticks[:sortedTicks] in order-key
+	// order and any later ones appended as they came (trades arrive out of
+	// order; inserting each in place cost a memmove per trade). Readers go
+	// through sorted or last, which sort first.
+	ticks       []tick
+	sortedTicks int
 	// Markouts of this minute's trades (they look at most 5 s ahead, so
 	// into this minute and the next), cached until a trade lands in
 	// either (mkFresh false).
@@ -86,17 +90,43 @@ type bucket struct {
 	mkFresh bool
 }
 
-func (b *bucket) last() *tick { return &b.ticks[len(b.ticks)-1] }
+// last is the latest tick in trade order.
+func (b *bucket) last() *tick {
+	b.sort()
+	return &b.ticks[len(b.ticks)-1]
+}
 
-// addTick inserts k in trade order (after any tick it ties with).
+// addTick adds k; in trade order it comes after any tick it ties with.
 func (b *bucket) addTick(k tick) {
 	n := len(b.ticks)
-	if n == 0 || !b.ticks[n-1].after(&k) {
-		b.ticks = append(b.ticks, k)
+	if b.sortedTicks == n && (n == 0 || !b.ticks[n-1].after(&k)) {
+		b.sortedTicks++
+	}
+	b.ticks = append(b.ticks, k)
+}
+
+// setTicks replaces the ticks with ts, which are in trade order.
+func (b *bucket) setTicks(ts []tick) {
+	b.ticks = ts
+	b.sortedTicks = len(ts)
+}
+
+// sort puts the ticks in trade order; ties keep their arrival order, as
+// inserting each after the ticks it ties with did.
+func (b *bucket) sort() {
+	if b.sortedTicks == len(b.ticks) {
 		return
 	}
-	i := sort.Search(n, func(i int) bool { return b.ticks[i].after(&k) })
-	b.ticks = slices.Insert(b.ticks, i, k)
+	slices.SortStableFunc(b.ticks, func(x, y tick) int {
+		switch {
+		case x.after(&y):
+			return 1
+		case y.after(&x):
+			return -1
+		}
+		return 0
+	})
+	b.sortedTicks = len(b.ticks)
 }
 
 func (b *bucket) addFlow(f string) {
@@ -158,7 +188,7 @@ func (ms *mintState) seal(c int64) {
 			ms.markoutBucket(i)
 		}
 		if len(b.ticks) > 1 {
-			b.ticks = []tick{*b.last()}
+			b.setTicks([]tick{*b.last()})
 		}
 		if h := b.wallets.compact(); cap(h) > len(h)+len(h)/4 {
 			b.wallets.h = slices.Clone(h)
@@ -300,7 +330,7 @@ func (ms *mintState) addTrade(m int64, t *Trade, k tick, walletHash uint64) {
 		// the bucket keeps only its last trade.
 		b.mkFresh = true
 		if len(b.ticks) == 0 {
-			b.ticks = append(b.ticks, k)
+			b.setTicks(append(b.ticks, k))
 		} else if k.after(b.last()) {
 			b.ticks[0] = k
 		}

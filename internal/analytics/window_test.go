@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -289,5 +290,42 @@ func TestSealedMarkouts(t *testing.T) {
 	}
 	if sealed < len(ms.bk)-sealLagMinutes {
 		t.Fatalf("%d minutes sealed of %d", sealed, len(ms.bk))
+	}
+}
+
+// TestMarkoutsIgnoreArrivalOrder: trades of unsealed minutes arriving
+// shuffled give the markouts and last price of the same trades in order
+// (ticks are appended as they come and sorted when read).
+func TestMarkoutsIgnoreArrivalOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 17))
+	now := int64(monday + 2*hour)
+	var all []Trade
+	bt := now - 40*60
+	for i := range 800 {
+		bt += int64(rng.IntN(5))
+		tr := trade(fmt.Sprintf("o%04d", i), mintA, bt, 1+rng.Float64(), 1+float64(rng.IntN(100)), rng.IntN(20))
+		if rng.IntN(2) == 0 {
+			tr.Side = SideSell
+		}
+		all = append(all, tr)
+	}
+	ordered := newEngine(t, newClock(now))
+	shuffled := newEngine(t, newClock(now))
+	for i := 0; i < len(all); i += 40 {
+		batch := slices.Clone(all[i:min(i+40, len(all))])
+		mustIngest(t, ordered, batch...)
+		rng.Shuffle(len(batch), func(a, b int) { batch[a], batch[b] = batch[b], batch[a] })
+		mustIngest(t, shuffled, batch...)
+	}
+	want, got := ordered.ExecutionQuality(mintA, at(bt)), shuffled.ExecutionQuality(mintA, at(bt))
+	if want.MarkoutCount == nil || *want.MarkoutCount < 700 {
+		t.Fatalf("ordered markouts %v: the test lost its subject", want.MarkoutCount)
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(1e-12, 1e-9)); diff != "" {
+		t.Fatalf("shuffled arrival changed execution quality (-ordered +shuffled):\n%s", diff)
+	}
+	wo, ws := ordered.Windows(mintA, at(bt)), shuffled.Windows(mintA, at(bt))
+	if diff := cmp.Diff(wo, ws, cmpopts.EquateApprox(1e-12, 1e-9)); diff != "" {
+		t.Fatalf("shuffled arrival changed the windows (-ordered +shuffled):\n%s", diff)
 	}
 }

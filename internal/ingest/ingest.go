@@ -15,10 +15,12 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -98,10 +100,16 @@ type Ingester struct {
 	m         *metrics.Metrics
 	storeOnly bool
 
-	// mu serialises storing a batch with applying it, and catching up, so
-	// trades enter the engine in seq order.
-	mu      sync.Mutex
-	applied int64 // every stored trade with seq <= applied is in the engine
+	// mu serialises applying batches and catching up, so trades enter the
+	// engine in seq order. Batches are stored outside it (the store orders
+	// concurrent commits by seq), then queued in waiting until every lower
+	// seq is applied; applied signals a change of applied, waiting or
+	// inflight.
+	mu       sync.Mutex
+	applied  int64 // every stored trade with seq <= applied is in the engine
+	inflight int   // this process's InsertTrades calls not yet queued or failed
+	waiting  []storedBatch
+	signal   *sync.Cond
 
 	// flushMu serialises Flush.
 	flushMu sync.Mutex
@@ -125,8 +133,19 @@ func New(eng *analytics.Engine, st Store, cfg Config) (*Ingester, error) {
 	if in.log == nil {
 		in.log = slog.New(slog.DiscardHandler)
 	}
+	in.signal = sync.NewCond(&in.mu)
 	return in, nil
 }
+
+// storedBatch is a committed batch of this process waiting for its turn.
+type storedBatch struct {
+	first, last int64
+	trades      []analytics.Trade // the newly stored trades, in seq order
+}
+
+// maxWaiting bounds the queued batches: beyond it, a gap below them is
+// read from the store instead of waiting for a local batch to fill it.
+const maxWaiting = 8
 
 // Retention is the stored-trade retention (and dedupe horizon).
 func (in *Ingester) Retention() time.Duration { return in.retention }
@@ -165,18 +184,19 @@ func (in *Ingester) store(ctx context.Context, ok []analytics.Trade) (storage.Tr
 		return ins, err
 	}
 	in.mu.Lock()
-	defer in.mu.Unlock()
+	in.inflight++
+	in.mu.Unlock()
+	// Concurrent batches transfer and insert in parallel; the store
+	// commits them in seq order, and they are applied in that order below.
 	ins, err := in.st.InsertTrades(ctx, ok, in.clock())
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.inflight--
+	// Waiting batches re-check whether a gap below them can still be
+	// filled locally; every change below wakes them again.
+	in.signal.Broadcast()
 	if err != nil || ins.Count == 0 {
 		return ins, err
-	}
-	// Trades other processes committed before this batch go first. The
-	// batch is stored: a failure here is the engine's, caught up later.
-	if ins.First > in.applied+1 {
-		if err := in.catchUpLocked(ctx, ins.First); err != nil {
-			in.log.Warn("catching up on stored trades failed", "err", err)
-			return ins, nil
-		}
 	}
 	fresh := make([]analytics.Trade, 0, ins.Count)
 	for i := range ok {
@@ -184,9 +204,71 @@ func (in *Ingester) store(ctx context.Context, ok []analytics.Trade) (storage.Tr
 			fresh = append(fresh, ok[i])
 		}
 	}
-	in.eng.Ingest(fresh)
-	in.applied = ins.Last
+	b := storedBatch{first: ins.First, last: ins.Last, trades: fresh}
+	at, _ := slices.BinarySearchFunc(in.waiting, b.first, func(w storedBatch, first int64) int { return cmp.Compare(w.first, first) })
+	in.waiting = slices.Insert(in.waiting, at, b)
+	// Reply once the batch is in the engine, so a read after the reply
+	// sees it. The batch is stored: a failure here is the engine's,
+	// caught up later.
+	for in.applied < b.last {
+		if in.drainLocked() {
+			in.signal.Broadcast()
+			continue
+		}
+		// A gap below the oldest waiting batch: a local batch still being
+		// stored fills it soon; otherwise (another process's trades, or
+		// seqs a duplicate or a rollback used up) it is read from the store.
+		if in.inflight > 0 && len(in.waiting) <= maxWaiting {
+			in.signal.Wait()
+			continue
+		}
+		// Seqs below a committed batch are committed or never will be, so
+		// after reading them the gap is closed.
+		if err := in.catchUpLocked(ctx, in.waiting[0].first); err != nil {
+			in.log.Warn("catching up on stored trades failed", "err", err)
+			in.applyWaitingLocked()
+		} else {
+			in.applied = max(in.applied, in.waiting[0].first-1)
+		}
+		in.signal.Broadcast()
+	}
 	return ins, nil
+}
+
+// drainLocked applies the waiting batches that are next in seq order and
+// drops those already applied (read from the store by a catch-up). It
+// reports whether it applied or dropped any. Callers hold mu.
+func (in *Ingester) drainLocked() bool {
+	progressed := false
+	for len(in.waiting) > 0 {
+		b := in.waiting[0]
+		switch {
+		case b.last <= in.applied:
+		case b.first == in.applied+1:
+			in.eng.Ingest(b.trades)
+			in.applied = b.last
+		default:
+			return progressed
+		}
+		in.waiting[0] = storedBatch{}
+		in.waiting = in.waiting[1:]
+		progressed = true
+	}
+	return progressed
+}
+
+// applyWaitingLocked applies every waiting batch in seq order whatever the
+// gaps (after a failed catch-up; the periodic catch-up cannot fill a gap
+// below applied, as it reads above it). Callers hold mu.
+func (in *Ingester) applyWaitingLocked() {
+	for _, b := range in.waiting {
+		if b.last > in.applied {
+			in.eng.Ingest(b.trades)
+			in.applied = b.last
+		}
+	}
+	clear(in.waiting)
+	in.waiting = in.waiting[:0]
 }
 
 // CatchUp applies the trades other processes stored since the last batch
@@ -204,6 +286,7 @@ func (in *Ingester) CatchUp(ctx context.Context) (int, error) {
 		in.applyLocked(chunk)
 		return nil
 	})
+	in.signal.Broadcast()
 	if n > 0 {
 		in.log.Info("applied trades stored by other processes", "trades", n, "from_seq", before+1, "to_seq", in.applied)
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -261,5 +262,100 @@ func TestRebuildSkipsInvalidStoredCandles(t *testing.T) {
 	}
 	if got := eng.Candles(mint, "1H", 0, hour+7200); len(got) != 1 || got[0].Volume != 10 {
 		t.Errorf("loaded %v", got)
+	}
+}
+
+// Concurrent batches are stored in parallel and applied once each, in seq
+// order, with gaps in the seqs (duplicates use seqs up, another process
+// stores between them) closed from the store; each reply comes after its
+// batch is in the engine.
+func TestConcurrentBatchesAppliedOnceInOrder(t *testing.T) {
+	dir := t.TempDir()
+	eng, in := server(t, dir)
+	wEng, err := analytics.New(analytics.Config{Clock: clock, NoDedupe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer, err := ingest.New(wEng, openStore(t, dir), ingest.Config{Clock: clock, StoreOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const senders, batches, size = 6, 12, 40
+	// Sender s trades mint s only; the other writer trades mint senders.
+	batch := func(s, b int) []analytics.Trade {
+		out := trades(fmt.Sprintf("s%d-b%d", s, b), size, 1)
+		for i := range out {
+			out[i].Mint = address("mint", s)
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, senders+1)
+	for s := range senders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range batches {
+				if _, err := in.Ingest(context.Background(), batch(s, b)); err != nil {
+					errs <- err
+					return
+				}
+				if b > 0 { // a re-send: duplicates only, seqs used up
+					if res, err := in.Ingest(context.Background(), batch(s, b-1)); err != nil || res.Accepted != 0 {
+						errs <- fmt.Errorf("re-send: %+v, %v", res, err)
+						return
+					}
+				}
+				w := eng.Windows(address("mint", s), now)
+				if w == nil || w.Trade24h != int64((b+1)*size) {
+					errs <- fmt.Errorf("sender %d after batch %d: window %+v, want %d trades", s, b, w, (b+1)*size)
+					return
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for b := range batches {
+			if _, err := writer.Ingest(context.Background(), batch(senders, b)); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	// The periodic catch-up runs meanwhile: it reads committed batches
+	// still waiting for their turn, which must then not apply twice.
+	stop := make(chan struct{})
+	caught := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				caught <- nil
+				return
+			default:
+			}
+			if _, err := in.CatchUp(context.Background()); err != nil {
+				caught <- err
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	if err := <-caught; err != nil {
+		t.Fatal(err)
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if _, err := in.CatchUp(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := int64((senders + 1) * batches * size)
+	if vol, count, win := totals(eng, senders+1); vol != float64(2*want) || count != want || win != want {
+		t.Fatalf("candle volume %g, trades %d, window trades %d; want %d, %d, %d", vol, count, win, 2*want, want, want)
 	}
 }

@@ -147,6 +147,13 @@ func testTradesCommitOrder(t *testing.T, h Harness) {
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	seen := map[string]bool{}
+	seqOf := map[string]int64{}
+	type sent struct {
+		batch []analytics.Trade
+		res   storage.TradeInsert
+	}
+	var sentMu sync.Mutex
+	var all []sent
 	var readErr error
 	reader := tradeStore(t, another())
 	readerDone := make(chan struct{})
@@ -158,6 +165,7 @@ func testTradesCommitOrder(t *testing.T, h Harness) {
 					return fmt.Errorf("%s seen twice", tr.Signature)
 				}
 				seen[tr.Signature] = true
+				seqOf[tr.Signature] = tr.Seq
 			}
 			cursor = c[len(c)-1].Seq
 			return nil
@@ -187,10 +195,14 @@ func testTradesCommitOrder(t *testing.T, h Harness) {
 				if b > 0 { // one duplicate of the previous batch each time
 					batch = append(batch, synthTrade(fmt.Sprintf("w%d-b%d-%06d", w, b-1, 0), 0))
 				}
-				if _, err := s.InsertTrades(context.Background(), batch, t0); err != nil {
+				res, err := s.InsertTrades(context.Background(), batch, t0)
+				if err != nil {
 					t.Error(err)
 					return
 				}
+				sentMu.Lock()
+				all = append(all, sent{batch, res})
+				sentMu.Unlock()
 			}
 		}()
 	}
@@ -205,6 +217,30 @@ func testTradesCommitOrder(t *testing.T, h Harness) {
 	}
 	if len(seen) != writers*batches*per {
 		t.Fatalf("follower saw %d trades; want %d", len(seen), writers*batches*per)
+	}
+	// What InsertTrades reported is what was stored: the inserted trades
+	// hold ascending seqs in batch order from First to Last, the others
+	// were stored before.
+	for _, b := range all {
+		prev := int64(0)
+		for i, tr := range b.batch {
+			seq, ok := seqOf[tr.Signature]
+			switch {
+			case !ok:
+				t.Fatalf("%s never stored", tr.Signature)
+			case !b.res.Inserted[i]:
+				if seq >= b.res.First {
+					t.Fatalf("%s reported a duplicate, stored at seq %d inside the batch's [%d, %d]", tr.Signature, seq, b.res.First, b.res.Last)
+				}
+			case seq <= prev || seq < b.res.First || seq > b.res.Last:
+				t.Fatalf("%s stored at seq %d; batch reported [%d, %d], previous inserted seq %d", tr.Signature, seq, b.res.First, b.res.Last, prev)
+			default:
+				prev = seq
+			}
+		}
+		if prev != b.res.Last {
+			t.Fatalf("batch's last inserted seq %d; reported %d", prev, b.res.Last)
+		}
 	}
 }
 
