@@ -448,3 +448,8 @@ func (e *Engine) Stats() Stats {
 func (e *Engine) Changes(since uint64) (mints []string, last uint64, complete bool) {
 	return e.changes.Since(since)
 }
+
+// ChangeSeq is the number of the last logged change (see Changes): reads
+// of a mint that gave one answer at a ChangeSeq give it again while the
+// number and the clock's second hold.
+func (e *Engine) ChangeSeq() uint64 { return e.changes.Last() }

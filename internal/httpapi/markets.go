@@ -106,6 +106,23 @@ func (s *Server) marketSnapshots(w http.ResponseWriter, r *http.Request) error {
 	if len(mints) > MaxSnapshotMints {
 		mints = mints[:MaxSnapshotMints]
 	}
+	// A body built in this second from the same catalog, advisory and
+	// market versions for the same mints is sent again as it is.
+	dep, cacheable := s.snapshotInputs()
+	var key *bytes.Buffer
+	sec := uint64(s.d.Now().Unix())
+	if cacheable {
+		key = bufPool.Get().(*bytes.Buffer)
+		key.Reset()
+		defer bufPool.Put(key)
+		for _, m := range mints {
+			key.WriteString(m)
+			key.WriteByte(',')
+		}
+		if e := s.snapBodies.get(sec, dep, key.Bytes()); e != nil {
+			return writeBody(w, http.StatusOK, e.plain, nil)
+		}
+	}
 	// The body is each mint's cached row encoding concatenated, exactly
 	// what encoding/json writes for the slice of rows.
 	buf := bufPool.Get().(*bytes.Buffer)
@@ -124,7 +141,42 @@ func (s *Server) marketSnapshots(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	buf.WriteString("]\n")
+	if cacheable {
+		e := newEncoded(bytes.Clone(buf.Bytes()))
+		e.dep = dep
+		s.snapBodies.put(sec, key.String(), e)
+	}
 	return writeBody(w, http.StatusOK, buf.Bytes(), nil)
+}
+
+// snapshotDeps are the versions a market snapshot body is built from.
+type snapshotDeps struct {
+	catalog, advisories, markets, analytics uint64
+}
+
+// marketVersioner is a market cache that numbers its states
+// (marketcache.Cache.Version).
+type marketVersioner interface {
+	Version() (cache, analytics uint64, ok bool)
+}
+
+// snapshotInputs returns the versions of everything a snapshot row reads;
+// false when one of them is not numbered (the body is then built per
+// request).
+func (s *Server) snapshotInputs() (any, bool) {
+	mv, ok := s.d.Markets.(marketVersioner)
+	if !ok {
+		return nil, false
+	}
+	av, ok := s.d.Advisories.(versioned)
+	if !ok {
+		return nil, false
+	}
+	mc, ma, ok := mv.Version()
+	if !ok {
+		return nil, false
+	}
+	return snapshotDeps{catalog: s.d.Catalog.Version(), advisories: av.Version(), markets: mc, analytics: ma}, true
 }
 
 // writeSnapshotRows encodes the rows of mints with the general encoder

@@ -149,6 +149,9 @@ type Server struct {
 	details detailCache
 	// snapRows caches market snapshot rows by mint (snaprows.go).
 	snapRows snapRowCache
+	// snapBodies caches whole market snapshot bodies per second and
+	// input versions (markets.go).
+	snapBodies bodyCache
 	trendSeq atomic.Uint64
 
 	contract *api.Contract // GET /openapi.json, rendered on first use

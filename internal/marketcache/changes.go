@@ -58,3 +58,27 @@ func (c *Cache) Changes(since uint64) (changes []market.Change, last uint64, com
 	}
 	return c.changes.Since(since)
 }
+
+// changeSeq is implemented by analytics engines that number their changes
+// (analytics.Engine).
+type changeSeq interface {
+	ChangeSeq() uint64
+}
+
+// Version numbers what Token and Market answer, apart from the clock: the
+// last write logged by the cache and the analytics engine's last change
+// (0 without an engine). ok is false when the engine does not number its
+// changes. Writes the logs miss (an entry evicted for capacity) and time
+// (staleness, windows moving on) are not reflected: readers that reuse an
+// answer across equal versions must also bound its age.
+func (c *Cache) Version() (cache, analytics uint64, ok bool) {
+	cache = c.changes.Last()
+	if c.o.Analytics == nil {
+		return cache, 0, true
+	}
+	a, ok := c.o.Analytics.(changeSeq)
+	if !ok {
+		return 0, 0, false
+	}
+	return cache, a.ChangeSeq(), true
+}
