@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/binary"
 	"net/http"
 	"slices"
 	"strings"
@@ -99,29 +100,33 @@ func (s *Server) marketSnapshots(w http.ResponseWriter, r *http.Request) error {
 	if in == nil {
 		return missingParam("mints", "body must hold mints or addresses (an array of mint addresses)")
 	}
-	mints, bad := dedupeMints(in)
-	if len(bad) > 0 {
-		return invalidMints(bad)
-	}
-	if len(mints) > MaxSnapshotMints {
-		mints = mints[:MaxSnapshotMints]
-	}
 	// A body built in this second from the same catalog, advisory and
-	// market versions for the same mints is sent again as it is.
+	// market versions for the same request list is sent again as it is.
+	// The key is the list as sent (length-prefixed, so unambiguous): a
+	// list is cached only once it validated, so a hit needs no validation.
 	dep, cacheable := s.snapshotInputs()
+	cacheable = cacheable && len(in) <= MaxSnapshotMints
 	var key *bytes.Buffer
 	sec := uint64(s.d.Now().Unix())
 	if cacheable {
 		key = bufPool.Get().(*bytes.Buffer)
 		key.Reset()
 		defer bufPool.Put(key)
-		for _, m := range mints {
+		var n [binary.MaxVarintLen64]byte
+		for _, m := range in {
+			key.Write(n[:binary.PutUvarint(n[:], uint64(len(m)))])
 			key.WriteString(m)
-			key.WriteByte(',')
 		}
 		if e := s.snapBodies.get(sec, dep, key.Bytes()); e != nil {
 			return writeBody(w, http.StatusOK, e.plain, nil)
 		}
+	}
+	mints, bad := dedupeMints(in)
+	if len(bad) > 0 {
+		return invalidMints(bad)
+	}
+	if len(mints) > MaxSnapshotMints {
+		mints = mints[:MaxSnapshotMints]
 	}
 	// The body is each mint's cached row encoding concatenated, exactly
 	// what encoding/json writes for the slice of rows.

@@ -92,6 +92,17 @@ func TestMarketSnapshotBodyReuse(t *testing.T) {
 		return nil
 	}, mkUSDC, mkSOL)
 
+	// A list that only joins like a cached one is validated, not served.
+	if r := h.postJSON(t, "/v1/assets/market-snapshots", `{"mints":["`+mkSOL+`,`+mkUSDC+`"]}`); r.status != 400 {
+		t.Errorf("one string holding two cached mints: %d %s, want 400", r.status, r.raw)
+	}
+	step("duplicates", 2, func(b string) error {
+		if strings.Count(b, `"address"`) != 2 {
+			return fmt.Errorf("want 2 rows")
+		}
+		return nil
+	}, mkSOL, mkSOL, mkUSDC)
+
 	mk.price[mkSOL] = 150
 	step("market data moved, version held (within the second)", 0, has(`"price":140`), mkSOL, mkUSDC)
 	mk.version++
