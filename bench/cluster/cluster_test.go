@@ -32,6 +32,7 @@ import (
 	"github.com/mr-tron/base58"
 
 	"github.com/assetd/assetd/internal/clustertest"
+	"github.com/assetd/assetd/internal/poll"
 )
 
 var (
@@ -127,7 +128,7 @@ func apiKey(t *testing.T, c *clustertest.Cluster, scopes string) string {
 	// Every replica learns of the key from the store (change bus or
 	// poller); wait until each accepts it.
 	for _, r := range c.Replicas {
-		waitFor(t, 30*time.Second, fmt.Sprintf("replica %d to accept the new key", r.Index), func() bool {
+		poll.For(t, 30*time.Second, fmt.Sprintf("replica %d to accept the new key", r.Index), func() bool {
 			req, _ := http.NewRequest("GET", r.Base()+"/v1/assets/resolve?ref=solana", nil)
 			req.Header.Set("X-Api-Key", key)
 			resp, err := http.DefaultClient.Do(req)
@@ -334,17 +335,6 @@ func leaderOf(c *clustertest.Cluster) int {
 	return -1
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // TestKillOneReplicaUnderLoad: kill -9 of one replica (the refresher, when
 // Redis is configured) during a mixed read load sent round-robin to the
 // others: no error on the survivors, and another replica takes the lease.
@@ -360,7 +350,7 @@ func TestKillOneReplicaUnderLoad(t *testing.T) {
 	key := apiKey(t, c, "assets:read")
 	victim := 0
 	if cfg.RedisURL != "" {
-		waitFor(t, 30*time.Second, "a refresher", func() bool { return leaderOf(c) >= 0 })
+		poll.For(t, 30*time.Second, "a refresher", func() bool { return leaderOf(c) >= 0 })
 		victim = leaderOf(c)
 	}
 	var survivors []*clustertest.Replica
@@ -390,7 +380,7 @@ func TestKillOneReplicaUnderLoad(t *testing.T) {
 		t.Fatal("no request was made")
 	}
 	if cfg.RedisURL != "" {
-		waitFor(t, 30*time.Second, "a survivor to take the refresher lease", func() bool {
+		poll.For(t, 30*time.Second, "a survivor to take the refresher lease", func() bool {
 			for _, r := range survivors {
 				if strings.Contains(r.Logs(), "now refreshes provider data") {
 					return true
@@ -446,7 +436,7 @@ func (p *privateServer) kill() {
 
 func waitTCP(t *testing.T, port int) {
 	t.Helper()
-	waitFor(t, 20*time.Second, "port "+strconv.Itoa(port), func() bool {
+	poll.For(t, 20*time.Second, "port "+strconv.Itoa(port), func() bool {
 		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
 		if err == nil {
 			c.Close()
@@ -482,7 +472,7 @@ func TestRedisDownReadsContinue(t *testing.T) {
 	if res.errors() > 0 {
 		t.Fatalf("reads failed with Redis down: %v", res.errs)
 	}
-	waitFor(t, 30*time.Second, "a logged Redis state change on every replica", func() bool {
+	poll.For(t, 30*time.Second, "a logged Redis state change on every replica", func() bool {
 		for _, r := range c.Replicas {
 			if !strings.Contains(r.Logs(), "redis is unreachable") {
 				return false
@@ -617,7 +607,7 @@ func TestKillAckingReplicaLosesNoTrades(t *testing.T) {
 	for _, r := range c.Replicas[1:] {
 		var n int64
 		var err error
-		waitFor(t, 60*time.Second, fmt.Sprintf("replica %d to hold all %d acknowledged trades (last: %d, %v)", r.Index, want, n, err), func() bool {
+		poll.For(t, 60*time.Second, fmt.Sprintf("replica %d to hold all %d acknowledged trades (last: %d, %v)", r.Index, want, n, err), func() bool {
 			n, err = tradeCount(t, r.Base(), key)
 			return err == nil && n == want
 		})

@@ -18,6 +18,7 @@ import (
 	"github.com/assetd/assetd/internal/contracttest"
 	"github.com/assetd/assetd/internal/natsbus"
 	"github.com/assetd/assetd/internal/natsbus/natstest"
+	"github.com/assetd/assetd/internal/poll"
 	"github.com/assetd/assetd/internal/tradestream"
 )
 
@@ -96,14 +97,13 @@ func (c *natsCluster) untilAll(t *testing.T, what string, cond func(s *server) b
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Since(start) < eventuallyDeadline {
-				if cond(s) {
-					took[i] = time.Since(start)
-					return
-				}
-				time.Sleep(2 * time.Millisecond)
+			ctx, cancel := context.WithDeadline(context.Background(), start.Add(eventuallyDeadline))
+			defer cancel()
+			if _, err := poll.Until(ctx, 2*time.Millisecond, func() bool { return cond(s) }); err != nil {
+				took[i] = -1
+				return
 			}
-			took[i] = -1
+			took[i] = time.Since(start)
 		}()
 	}
 	wg.Wait()

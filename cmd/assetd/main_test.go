@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/assetd/assetd/internal/contracttest"
+	"github.com/assetd/assetd/internal/poll"
 )
 
 // syncBuffer is a goroutine-safe log sink.
@@ -182,19 +183,11 @@ const eventuallyDeadline = 2 * time.Minute
 // fails the test.
 func eventually(t *testing.T, want time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
-	start := time.Now()
-	for time.Since(start) < eventuallyDeadline {
-		if cond() {
-			d := time.Since(start)
-			if d > want {
-				t.Logf("%s: took %s (aim %s; the machine may be loaded)", what, d.Round(time.Millisecond), want)
-			}
-			return d
-		}
-		time.Sleep(20 * time.Millisecond)
+	d := poll.For(t, eventuallyDeadline, what, cond)
+	if d > want {
+		t.Logf("%s: took %s (aim %s; the machine may be loaded)", what, d.Round(time.Millisecond), want)
 	}
-	t.Fatalf("%s: not within %s", what, eventuallyDeadline)
-	return 0
+	return d
 }
 
 func TestHealthAndRequestID(t *testing.T) {

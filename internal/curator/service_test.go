@@ -9,6 +9,7 @@ import (
 
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/poll"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/tokenindex"
 )
@@ -39,17 +40,6 @@ func (m *markets) Market(mint string) *asset.Market                { return m.m[
 func (m *markets) ExecutionQuality(string) *asset.ExecutionQuality { return nil }
 func (m *markets) EnsureSnapshots(mints ...string)                 { m.warmed.Add(int64(len(mints))) }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func TestServiceProviderIsNeverAwaited(t *testing.T) {
 	p := &fakeProvider{}
 	mk := &markets{m: map[string]*asset.Market{}}
@@ -67,7 +57,7 @@ func TestServiceProviderIsNeverAwaited(t *testing.T) {
 	if r.Sources.Provider != "degraded" || has(r) || r.Sources.DB != "degraded" {
 		t.Fatalf("first search: %+v", r.Sources)
 	}
-	waitFor(t, "provider answer cached", func() bool {
+	poll.For(t, 10*time.Second, "provider answer cached", func() bool {
 		return svc.Search(context.Background(), Request{Query: "PROV", Policy: PolicyDegen}).Sources.Provider == "ok"
 	})
 	r = svc.Search(context.Background(), Request{Query: "prov", Policy: PolicyDegen}) // same normalised query

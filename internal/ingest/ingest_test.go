@@ -73,6 +73,21 @@ func server(t *testing.T, dir string) (*analytics.Engine, *ingest.Ingester) {
 	return eng, in
 }
 
+// storeOnlyWriter is another process's ingester over the store in dir
+// (ingest replay): it stores and leaves its engine untouched.
+func storeOnlyWriter(t *testing.T, dir string) (*analytics.Engine, *ingest.Ingester) {
+	t.Helper()
+	eng, err := analytics.New(analytics.Config{Clock: clock, NoDedupe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := ingest.New(eng, openStore(t, dir), ingest.Config{Clock: clock, StoreOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, in
+}
+
 func mustIngest(t *testing.T, in *ingest.Ingester, batch []analytics.Trade) analytics.IngestResult {
 	t.Helper()
 	res, err := in.Ingest(context.Background(), batch)
@@ -159,14 +174,7 @@ func TestCandlesAfterCrash(t *testing.T) {
 func TestOtherWritersCaughtUp(t *testing.T) {
 	dir := t.TempDir()
 	eng, in := server(t, dir)
-	wEng, err := analytics.New(analytics.Config{Clock: clock, NoDedupe: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	writer, err := ingest.New(wEng, openStore(t, dir), ingest.Config{Clock: clock, StoreOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wEng, writer := storeOnlyWriter(t, dir)
 	if res := mustIngest(t, writer, trades("replay", 100, 2)); res.Accepted != 100 {
 		t.Fatalf("writer: %+v", res)
 	}
@@ -272,14 +280,7 @@ func TestRebuildSkipsInvalidStoredCandles(t *testing.T) {
 func TestConcurrentBatchesAppliedOnceInOrder(t *testing.T) {
 	dir := t.TempDir()
 	eng, in := server(t, dir)
-	wEng, err := analytics.New(analytics.Config{Clock: clock, NoDedupe: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	writer, err := ingest.New(wEng, openStore(t, dir), ingest.Config{Clock: clock, StoreOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, writer := storeOnlyWriter(t, dir)
 	const senders, batches, size = 6, 12, 40
 	// Sender s trades mint s only; the other writer trades mint senders.
 	batch := func(s, b int) []analytics.Trade {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/assetd/assetd/internal/poll"
 	"github.com/assetd/assetd/internal/session"
 )
 
@@ -260,19 +261,6 @@ func TestNewIssuerMismatch(t *testing.T) {
 	}
 }
 
-// eventually polls cond until it holds; the deadline is a failure guard,
-// not synchronisation (the key set refreshes on its own goroutine).
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 30s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // TestUnknownKidRefetchAfterRotation: a token signed by a key the cache
 // does not hold yet makes the verifier refetch the JWKS once; both keys then
 // verify from the cache.
@@ -351,7 +339,7 @@ func TestPeriodicRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	iss.publish(newKey) // old key revoked
-	eventually(t, "revoked key refused", func() bool {
+	poll.For(t, 30*time.Second, "revoked key refused", func() bool {
 		_, err := f.v.Verify(ctx, oldKey.sign(t, iss.claims(f.clock.Now())))
 		return errors.Is(err, session.ErrInvalid)
 	})
@@ -367,7 +355,7 @@ func TestRefreshFailureKeepsCachedKeys(t *testing.T) {
 	iss := newTestIssuer(t, k)
 	f := newFixture(t, iss, func(c *Config) { c.RefreshInterval = 20 * time.Millisecond })
 	iss.setDown(true)
-	eventually(t, "failed refreshes logged", func() bool {
+	poll.For(t, 30*time.Second, "failed refreshes logged", func() bool {
 		return iss.jwksHits.Load() >= 3 && strings.Contains(f.logs.String(), "keeping cached keys")
 	})
 	if _, err := f.v.Verify(context.Background(), k.sign(t, iss.claims(f.clock.Now()))); err != nil {

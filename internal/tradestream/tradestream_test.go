@@ -13,6 +13,7 @@ import (
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/natsbus"
 	"github.com/assetd/assetd/internal/natsbus/natstest"
+	"github.com/assetd/assetd/internal/poll"
 	"github.com/assetd/assetd/internal/tradestream"
 	"github.com/mr-tron/base58"
 )
@@ -184,12 +185,12 @@ func TestWorkersShareTheDurableConsumerAndRetryAFailedStore(t *testing.T) {
 		t.Fatalf("publish: %+v, %v", res, err)
 	}
 	// The store fails first: the messages are redelivered, not lost.
-	waitFor(t, "a failed store attempt", func() bool { st.mu.Lock(); defer st.mu.Unlock(); return st.calls > 0 })
+	poll.For(t, deadline, "a failed store attempt", func() bool { st.mu.Lock(); defer st.mu.Unlock(); return st.calls > 0 })
 	st.mu.Lock()
 	st.fail = false
 	st.mu.Unlock()
-	waitFor(t, "all 200 trades stored", func() bool { return st.stored() == 200 })
-	waitFor(t, "the stream's consumer fully acknowledged", func() bool {
+	poll.For(t, deadline, "all 200 trades stored", func() bool { return st.stored() == 200 })
+	poll.For(t, deadline, "the stream's consumer fully acknowledged", func() bool {
 		c, err := stream.Consumer(ctx, tradestream.DurableName)
 		if err != nil {
 			return false
@@ -223,7 +224,7 @@ func TestNATSDownIsUnavailableNotAcknowledged(t *testing.T) {
 	p := tradestream.NewPublisher(bus.JetStream(), bus.Connected, "down", engine(t), &sigStore{})
 	srv.Shutdown()
 	srv.WaitForShutdown()
-	waitFor(t, "the client to notice", func() bool { return !bus.Connected() })
+	poll.For(t, deadline, "the client to notice", func() bool { return !bus.Connected() })
 	res, err := p.Ingest(ctx, []analytics.Trade{synthetic("sig-x", 1)})
 	var un interface{ Unavailable() bool }
 	if !errors.As(err, &un) || !un.Unavailable() {
@@ -231,16 +232,5 @@ func TestNATSDownIsUnavailableNotAcknowledged(t *testing.T) {
 	}
 	if res.Accepted != 0 {
 		t.Fatalf("acknowledged %d trades with NATS down", res.Accepted)
-	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	end := time.Now().Add(deadline)
-	for !cond() {
-		if time.Now().After(end) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
