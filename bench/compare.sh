@@ -14,8 +14,8 @@
 # market-snapshots is a POST; the ceilings answer the same bytes to a GET.
 # After the rounds it prints min/median/max of each endpoint's requests/s
 # and ratios. -open RATE adds the open-loop mixed read load: bench/load
-# -rate RATE over the GET endpoints, once against assetd and once against
-# nginx, printing latency percentiles and the server's CPU per request
+# -rate RATE over the GET endpoints, once against assetd, the Go ceiling
+# and nginx, printing latency percentiles and the server's CPU per request
 # (utime+stime from /proc/<pid>/stat, all nginx processes summed; assetd's
 # pid is found from its listening port, or give -pid). -only-open skips
 # the wrk rounds. The load average is printed at the start and the end.
@@ -201,6 +201,7 @@ if [ -n "$open" ]; then
 	echo
 	echo "open loop: mixed GET load at $open/s for $dur"
 	openrun assetd "$url" "$work/apaths" $apid
+	openrun go "http://$goaddr" "$work/npaths" "$gopid"
 	if [ -n "$ngaddr" ]; then
 		openrun nginx "http://$ngaddr" "$work/npaths" $ngpids
 	fi

@@ -19,6 +19,10 @@
 // its latency counts from that time, so a stalled server shows in the
 // percentiles instead of slowing the load down (-c bounds the requests
 // in flight; give it room, e.g. -c 256).
+//
+// Bodies are asked for without Accept-Encoding (as wrk and the nginx
+// ceiling of bench/compare.sh serve them); -gzip asks for gzip and
+// decompresses, as Go's default client does.
 package main
 
 import (
@@ -54,6 +58,10 @@ type config struct {
 	// rate > 0 is open-loop mode: requests scheduled at rate per second,
 	// latency measured from the scheduled send time.
 	rate float64
+	// gzip sends Accept-Encoding: gzip and decompresses; off by default so
+	// that assetd and the ceilings (wrk, nginx without gzip) send the same
+	// bytes.
+	gzip bool
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -65,6 +73,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&cfg.pathsFile, "paths", "", "file of request paths, one per line (overrides -scenario)")
 	fs.IntVar(&cfg.conc, "c", 16, "concurrent workers")
 	fs.DurationVar(&cfg.dur, "d", 10*time.Second, "how long to run")
+	fs.BoolVar(&cfg.gzip, "gzip", false, "ask for gzip (Accept-Encoding: gzip) and decompress; off: bodies as sent to wrk and nginx")
 	fs.Float64Var(&cfg.rate, "rate", 0, "open loop: requests per second on a fixed schedule, latency from the scheduled send time (-c bounds the requests in flight)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -74,7 +83,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.conc * 2}, Timeout: 30 * time.Second}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.conc * 2, DisableCompression: !cfg.gzip}, Timeout: 30 * time.Second}
 	paths, err := buildPaths(ctx, client, cfg)
 	if err != nil {
 		return err
