@@ -15,6 +15,7 @@ import (
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/catalog"
+	"github.com/assetd/assetd/internal/coalesce"
 	"github.com/assetd/assetd/internal/curator"
 	"github.com/assetd/assetd/internal/httpapi"
 	"github.com/assetd/assetd/internal/ingest"
@@ -415,8 +416,11 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
 	})
 
+	// coalesce: a response's headers and body leave in one write
+	// (internal/httpapi writeBody holds the connection around them).
 	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ConnContext: coalesce.ConnContext}
 	log.Info("assetd listening", "addr", ln.Addr().String(), "engine", st.Engine(), "demo", cfg.demo)
 	if cfg.demo {
 		log.Warn("market data is SIMULATED: --demo serves the built-in demo world, not real prices, liquidity or pools")
@@ -453,7 +457,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		g.Go(func() error { feed.run(gctx, demoFeedInterval, log); return nil })
 	}
 	g.Go(func() error {
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(coalesce.Listen(ln)); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("serve: %w", err)
 		}
 		return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/assetd/assetd/internal/coalesce"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -194,9 +195,7 @@ func writeBody(w http.ResponseWriter, status int, body []byte, enc *encoded) err
 	rw, _ := w.(*recorder)
 	if rw == nil || !rw.cond.on || status != http.StatusOK {
 		h["Content-Length"] = lengthHdr(len(body))
-		w.WriteHeader(status)
-		_, err := w.Write(body)
-		return err
+		return send(w, rw, status, body)
 	}
 	if enc != nil {
 		h["Etag"] = enc.etagHdr
@@ -232,7 +231,39 @@ func writeBody(w http.ResponseWriter, status int, body []byte, enc *encoded) err
 		lenHdr = lengthHdr(len(body))
 	}
 	h["Content-Length"] = lenHdr
+	return send(w, rw, status, body)
+}
+
+// coalesceMinBytes: a body this large would leave net/http's 4 KB
+// connection buffer in two writes after its headers; send holds the
+// connection so that headers and body go in one.
+const coalesceMinBytes = 2 << 10
+
+// flushErrorer is net/http's response writer.
+type flushErrorer interface{ FlushError() error }
+
+// send writes the status and body. On a coalescing connection (rw.conn)
+// a body of coalesceMinBytes or more is written and flushed while the
+// connection is held, so the response reaches the socket in one write;
+// body must not change until send returns.
+func send(w http.ResponseWriter, rw *recorder, status int, body []byte) error {
+	var c *coalesce.Conn
+	if rw != nil && len(body) >= coalesceMinBytes {
+		c = rw.conn
+	}
+	if c == nil {
+		w.WriteHeader(status)
+		_, err := w.Write(body)
+		return err
+	}
+	c.Hold(body)
 	w.WriteHeader(status)
 	_, err := w.Write(body)
+	if f, ok := rw.ResponseWriter.(flushErrorer); ok && err == nil {
+		err = f.FlushError()
+	}
+	if rerr := c.Release(); err == nil {
+		err = rerr
+	}
 	return err
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/assetd/assetd/internal/apierr"
 	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/coalesce"
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/usage"
 )
@@ -30,6 +31,9 @@ type recorder struct {
 	// gzip form of their large bodies.
 	cond conditional
 	gz   *gzipCache
+	// conn, on an HTTP/1.x connection accepted through coalesce.Listen,
+	// lets writeBody send headers and body in one write.
+	conn *coalesce.Conn
 }
 
 func (rw *recorder) WriteHeader(code int) {
@@ -100,6 +104,9 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 		// x-request-id header value.
 		ri := &reqInfo{id: id}
 		ri.idHdr[0] = id
+		if r.ProtoMajor == 1 {
+			ri.rec.conn = coalesce.FromContext(r.Context())
+		}
 		w.Header()["X-Request-Id"] = ri.idHdr[:1:1]
 		next.ServeHTTP(w, r.WithContext(contextWith(r.Context(), ri)))
 	})
