@@ -90,7 +90,25 @@ func (s *Server) marketSnapshots(w http.ResponseWriter, r *http.Request) error {
 		Mints     []string `json:"mints"`
 		Addresses []string `json:"addresses"`
 	}
-	if err := decodeMintsBody(w, r, &body.Mints, &body.Addresses, &body); err != nil {
+	rawBuf := bufPool.Get().(*bytes.Buffer)
+	rawBuf.Reset()
+	defer bufPool.Put(rawBuf)
+	raw, readErr := readMintsBody(r, rawBuf)
+	// A body built in this second from the same catalog, advisory and
+	// market versions is sent again as it is, looked up first by the
+	// request body's bytes (a client polling its list sends the same
+	// bytes), then by the list as sent (length-prefixed, so unambiguous).
+	// Only bodies and lists that validated are cached, so a hit needs
+	// neither parsing nor validation.
+	dep, cacheable := s.snapshotInputs()
+	sec := uint64(s.d.Now().Unix())
+	rawKey := cacheable && raw != nil && len(raw) <= maxSnapRawKey
+	if rawKey {
+		if e := s.snapRaw.get(sec, dep, raw); e != nil {
+			return writeBody(w, http.StatusOK, e.plain, nil)
+		}
+	}
+	if err := decodeReadMintsBody(w, r, raw, readErr, &body.Mints, &body.Addresses, &body); err != nil {
 		return err
 	}
 	in := body.Mints
@@ -100,14 +118,8 @@ func (s *Server) marketSnapshots(w http.ResponseWriter, r *http.Request) error {
 	if in == nil {
 		return missingParam("mints", "body must hold mints or addresses (an array of mint addresses)")
 	}
-	// A body built in this second from the same catalog, advisory and
-	// market versions for the same request list is sent again as it is.
-	// The key is the list as sent (length-prefixed, so unambiguous): a
-	// list is cached only once it validated, so a hit needs no validation.
-	dep, cacheable := s.snapshotInputs()
 	cacheable = cacheable && len(in) <= MaxSnapshotMints
 	var key *bytes.Buffer
-	sec := uint64(s.d.Now().Unix())
 	if cacheable {
 		key = bufPool.Get().(*bytes.Buffer)
 		key.Reset()
@@ -118,6 +130,9 @@ func (s *Server) marketSnapshots(w http.ResponseWriter, r *http.Request) error {
 			key.WriteString(m)
 		}
 		if e := s.snapBodies.get(sec, dep, key.Bytes()); e != nil {
+			if rawKey {
+				s.snapRaw.put(sec, string(raw), e)
+			}
 			return writeBody(w, http.StatusOK, e.plain, nil)
 		}
 	}
@@ -150,9 +165,17 @@ func (s *Server) marketSnapshots(w http.ResponseWriter, r *http.Request) error {
 		e := newEncoded(bytes.Clone(buf.Bytes()))
 		e.dep = dep
 		s.snapBodies.put(sec, key.String(), e)
+		if rawKey {
+			s.snapRaw.put(sec, string(raw), e)
+		}
 	}
 	return writeBody(w, http.StatusOK, buf.Bytes(), nil)
 }
+
+// maxSnapRawKey bounds the request bodies market-snapshots caches its
+// answers under (MaxSnapshotMints mints of 44 characters, quoted and
+// comma-separated, fit well within it).
+const maxSnapRawKey = 32 << 10
 
 // snapshotDeps are the versions a market snapshot body is built from.
 type snapshotDeps struct {

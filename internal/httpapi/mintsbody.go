@@ -13,21 +13,44 @@ import (
 // errors included, goes through decodeJSON into full, so every answer
 // (values and error envelopes) is what encoding/json gives.
 func decodeMintsBody(w http.ResponseWriter, r *http.Request, mints, addresses *[]string, full any) error {
-	if r.Header.Get("Content-Type") != "application/json" {
-		return decodeJSON(w, r, full)
-	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer bufPool.Put(buf)
+	raw, err := readMintsBody(r, buf)
+	return decodeReadMintsBody(w, r, raw, err, mints, addresses, full)
+}
+
+// readMintsBody reads a JSON-typed body of at most MaxBodyBytes into buf
+// and returns its bytes; nil (and the read error, if any) when the body
+// is not application/json, is too large or could not be read, which
+// decodeReadMintsBody then hands to encoding/json.
+func readMintsBody(r *http.Request, buf *bytes.Buffer) ([]byte, error) {
+	if r.Header.Get("Content-Type") != "application/json" {
+		return nil, nil
+	}
 	_, err := buf.ReadFrom(io.LimitReader(r.Body, MaxBodyBytes+1))
-	if err == nil && buf.Len() <= MaxBodyBytes && scanMintsBody(buf.Bytes(), mints, addresses) {
+	if err != nil || buf.Len() > MaxBodyBytes {
+		// Whatever was read is replayed to encoding/json, then the error.
+		if err != nil {
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(buf.Bytes()), errReader{err}))
+		} else {
+			r.Body = io.NopCloser(bytes.NewReader(buf.Bytes()))
+		}
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// decodeReadMintsBody finishes decodeMintsBody on what readMintsBody
+// returned: raw is scanned when it has the common shape, and otherwise
+// decoded by encoding/json (which reads r.Body when raw is nil).
+func decodeReadMintsBody(w http.ResponseWriter, r *http.Request, raw []byte, readErr error, mints, addresses *[]string, full any) error {
+	if raw != nil && scanMintsBody(raw, mints, addresses) {
 		return nil
 	}
 	*mints, *addresses = nil, nil
-	if err != nil {
-		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(buf.Bytes()), errReader{err}))
-	} else {
-		r.Body = io.NopCloser(bytes.NewReader(buf.Bytes()))
+	if raw != nil && readErr == nil {
+		r.Body = io.NopCloser(bytes.NewReader(raw))
 	}
 	return decodeJSON(w, r, full)
 }

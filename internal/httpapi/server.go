@@ -152,7 +152,9 @@ type Server struct {
 	// snapBodies caches whole market snapshot bodies per second and
 	// input versions (markets.go).
 	snapBodies bodyCache
-	trendSeq   atomic.Uint64
+	// snapRaw holds the same bodies by the request body's bytes.
+	snapRaw  bodyCache
+	trendSeq atomic.Uint64
 
 	contract *api.Contract // GET /openapi.json, rendered on first use
 }

@@ -116,4 +116,31 @@ func TestMarketSnapshotBodyReuse(t *testing.T) {
 	clk = clk.Add(time.Second)
 	step("next second", 2, has(`"price":160`), mkSOL, mkUSDC)
 	step("same second again", 0, has(`"price":160`), mkSOL, mkUSDC)
+
+	// The same list in other bytes is found by the list; the exact bytes
+	// of an answered body are kept as a key of their own.
+	before := mk.reads.Load()
+	other := "{ \"addresses\" : [ \"" + mkSOL + "\" , \"" + mkUSDC + "\" ] }"
+	if r := h.postJSON(t, "/v1/assets/market-snapshots", other); r.status != 200 || !strings.Contains(r.raw, `"price":160`) {
+		t.Errorf("same list, other bytes: %d %s", r.status, r.raw)
+	}
+	if got := mk.reads.Load() - before; got != 0 {
+		t.Errorf("same list, other bytes: %d market reads, want 0", got)
+	}
+	dep, _ := h.srv.snapshotInputs()
+	sec := uint64(clk.Unix())
+	if h.srv.snapRaw.get(sec, dep, []byte(other)) == nil {
+		t.Error("an answered body's bytes are not a key")
+	}
+	if h.srv.snapRaw.get(sec, dep, []byte(other+" ")) != nil {
+		t.Error("other bytes found under an answered body's key")
+	}
+
+	// A refused body is refused every time.
+	bad := `{"mints":["` + mkSOL + `","not-a-mint"]}`
+	for i := range 2 {
+		if r := h.postJSON(t, "/v1/assets/market-snapshots", bad); r.status != 400 {
+			t.Errorf("invalid body, try %d: %d %s, want 400", i+1, r.status, r.raw)
+		}
+	}
 }
