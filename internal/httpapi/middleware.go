@@ -146,6 +146,7 @@ func (s *Server) withInstrument(next http.Handler) http.Handler {
 		var rw *recorder
 		if ri := info(r.Context()); ri != nil {
 			rw = &ri.rec
+			ri.start = start
 		} else {
 			rw = &recorder{}
 		}
@@ -248,7 +249,11 @@ func (s *Server) wrap(rt route) http.Handler {
 			}
 			return
 		}
-		start := time.Now()
+		ri := info(r.Context())
+		start := ri.start
+		if start.IsZero() {
+			start = time.Now()
+		}
 		if err := s.authorize(w, r, rt); err != nil {
 			writeError(w, r, s.d.Log, err)
 		} else {
@@ -265,7 +270,6 @@ func (s *Server) wrap(rt route) http.Handler {
 		}
 		// Every authenticated request is recorded, refused ones (403, 429)
 		// included; only the limiter decides what is charged.
-		ri := info(r.Context())
 		k := ri.key
 		if k == nil {
 			return
@@ -318,7 +322,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, rt route) err
 		}
 		return apierr.New(apierr.RateLimited, msg).WithDetails(apierr.Details{"code": d.Reason + "_limited"})
 	}
-	s.d.Metrics.Limiter.WithLabelValues("allowed").Inc()
+	s.limAllowed.Inc()
 	info(r.Context()).charged = true
 	return nil
 }

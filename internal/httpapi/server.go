@@ -27,6 +27,7 @@ import (
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/tokenlist"
 	"github.com/assetd/assetd/internal/usage"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // KeyLookup authenticates a plaintext API key against memory.
@@ -152,6 +153,8 @@ type Server struct {
 	// snapBodies caches whole market snapshot bodies per second and
 	// input versions (markets.go).
 	snapBodies bodyCache
+	// limAllowed is the limiter metric's "allowed" child, resolved once.
+	limAllowed prometheus.Counter
 	// snapRaw holds the same bodies by the request body's bytes.
 	snapRaw  bodyCache
 	trendSeq atomic.Uint64
@@ -187,6 +190,7 @@ func New(d Deps) *Server {
 	}
 	d.ListsConfig = d.ListsConfig.withDefaults()
 	s := &Server{d: d, budget: d.Budget, contract: api.New()}
+	s.limAllowed = d.Metrics.Limiter.WithLabelValues("allowed")
 	if s.budget == nil {
 		s.budget = ratelimit.NewMemory()
 	}
@@ -237,6 +241,8 @@ type reqInfo struct {
 	context.Context
 	id  string
 	key *apikey.Key
+	// start is when withInstrument began timing the request.
+	start time.Time
 	// charged: the limiter counted the request (usage.Record.Charged).
 	charged bool
 	rec     recorder  // the response recorder of withInstrument
