@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -107,7 +106,7 @@ func BenchmarkLoad150k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		doc, err := ParseDocument(bytes.NewReader(data))
+		doc, err := ParseDocumentBytes(data)
 		if err != nil {
 			b.Fatal(err)
 		}
