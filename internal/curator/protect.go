@@ -1,6 +1,8 @@
 package curator
 
 import (
+	"slices"
+
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/tokenindex"
@@ -11,34 +13,55 @@ import (
 // coingecko-listed index tokens, with the mints that hold them, plus the
 // operator's allow-list of legitimate duplicates. Immutable once built.
 type Protected struct {
-	symbols map[string]*entry
-	names   map[string]*entry
+	symbols map[string]entry
+	names   map[string]entry
 	allow   map[string]bool
 }
 
+// entry is a protected key: its holders and its first protector. Most
+// keys have one holder, so the first is held inline; a large registry has
+// a few entries per variant.
 type entry struct {
-	mints map[string]struct{}
-	by    string // the first protector: registry:<assetId>, curated:<list> or coingecko:<id>
+	mint string   // the first holder
+	more []string // further holders, distinct, in claim order
+	// set holds every holder when more is long (see manyHolders).
+	set map[string]struct{}
+	by  string // the first protector: registry:<assetId>, curated:<list> or coingecko:<id>
 }
 
-func (e *entry) holds(mint string) bool { _, ok := e.mints[mint]; return ok }
+// manyHolders is the number of further holders past which an entry also
+// gets a set.
+const manyHolders = 16
 
-func (p *Protected) symbol(key string) *entry {
-	if p == nil || key == "" {
-		return nil
+func (e *entry) holds(mint string) bool {
+	if e.mint == mint {
+		return true
 	}
-	return p.symbols[key]
+	if e.set != nil {
+		_, ok := e.set[mint]
+		return ok
+	}
+	return slices.Contains(e.more, mint)
+}
+
+func (p *Protected) symbol(key string) (entry, bool) {
+	if p == nil || key == "" {
+		return entry{}, false
+	}
+	e, ok := p.symbols[key]
+	return e, ok
 }
 
 // minNameKey is the shortest name collision key that protects (shorter
 // names are too generic to claim).
 const minNameKey = 4
 
-func (p *Protected) name(key string) *entry {
+func (p *Protected) name(key string) (entry, bool) {
 	if p == nil || len(key) < minNameKey {
-		return nil
+		return entry{}, false
 	}
-	return p.names[key]
+	e, ok := p.names[key]
+	return e, ok
 }
 
 func (p *Protected) allowed(mint string) bool { return p != nil && p.allow[mint] }
@@ -53,24 +76,39 @@ func (p *Protected) Len() int {
 
 // Protects reports whether a symbol is protected and by what.
 func (p *Protected) Protects(symbol string) (string, bool) {
-	e := p.symbol(tokenindex.CollisionKey(tokenindex.Key(symbol)))
-	if e == nil {
+	e, ok := p.symbol(tokenindex.CollisionKey(tokenindex.Key(symbol)))
+	if !ok {
 		return "", false
 	}
 	return e.by, true
 }
 
-func (p *Protected) add(m map[string]*entry, raw, mint, by string) {
+// add records mint as a holder of raw's collision key in m; a new key
+// is protected by by, or by byPrefix+byID (joined only then).
+func (p *Protected) add(m map[string]entry, raw, mint, byPrefix, byID string) {
 	key := tokenindex.CollisionKey(tokenindex.Key(raw))
 	if key == "" {
 		return
 	}
-	e := m[key]
-	if e == nil {
-		e = &entry{mints: map[string]struct{}{}, by: by}
-		m[key] = e
+	e, ok := m[key]
+	switch {
+	case !ok:
+		m[key] = entry{mint: mint, by: byPrefix + byID}
+		return
+	case e.holds(mint):
+		return
 	}
-	e.mints[mint] = struct{}{}
+	e.more = append(e.more, mint)
+	if e.set != nil {
+		e.set[mint] = struct{}{}
+	} else if len(e.more) > manyHolders {
+		e.set = make(map[string]struct{}, 2*len(e.more))
+		e.set[e.mint] = struct{}{}
+		for _, h := range e.more {
+			e.set[h] = struct{}{}
+		}
+	}
+	m[key] = e
 }
 
 // derivative kinds do not claim their asset's symbol.
@@ -98,25 +136,28 @@ func ClaimedSymbols(a *registry.Asset, v *registry.Variant) []string {
 	return out
 }
 
+func newProtected(allow map[string]bool) *Protected {
+	return &Protected{symbols: map[string]entry{}, names: map[string]entry{}, allow: allow}
+}
+
 // BuildProtected builds the index from the registry snapshot, the
 // coingecko-listed tokens of the token index (x may be nil) and the
 // allow-listed mints.
 func BuildProtected(snap *registry.Snapshot, x *tokenindex.Index, allow map[string]bool) *Protected {
-	p := &Protected{symbols: map[string]*entry{}, names: map[string]*entry{}, allow: allow}
+	p := newProtected(allow)
 	if snap != nil {
 		for i := range snap.Assets() {
 			a := &snap.Assets()[i]
 			for j := range a.Variants {
 				v := &a.Variants[j]
-				by := "registry:" + a.AssetID
 				for _, s := range ClaimedSymbols(a, v) {
-					p.add(p.symbols, s, v.Mint, by)
+					p.add(p.symbols, s, v.Mint, "registry:", a.AssetID)
 				}
 				if v.Name != "" {
-					p.add(p.names, v.Name, v.Mint, by)
+					p.add(p.names, v.Name, v.Mint, "registry:", a.AssetID)
 				}
 				if !derivative(v.Kind) && a.Name != "" {
-					p.add(p.names, a.Name, v.Mint, by)
+					p.add(p.names, a.Name, v.Mint, "registry:", a.AssetID)
 				}
 			}
 		}
@@ -127,7 +168,7 @@ func BuildProtected(snap *registry.Snapshot, x *tokenindex.Index, allow map[stri
 					continue
 				}
 				if t, ok := x.Get(m.Mint); ok {
-					p.add(p.symbols, t.Symbol, m.Mint, "curated:"+l.ID)
+					p.add(p.symbols, t.Symbol, m.Mint, "curated:", l.ID)
 				}
 			}
 		}
@@ -138,8 +179,8 @@ func BuildProtected(snap *registry.Snapshot, x *tokenindex.Index, allow map[stri
 			continue
 		}
 		mint := x.Mint(tokenindex.ID(id))
-		p.add(p.symbols, x.Symbol(tokenindex.ID(id)), mint, "coingecko:"+cg)
-		p.add(p.names, x.Name(tokenindex.ID(id)), mint, "coingecko:"+cg)
+		p.add(p.symbols, x.Symbol(tokenindex.ID(id)), mint, "coingecko:", cg)
+		p.add(p.names, x.Name(tokenindex.ID(id)), mint, "coingecko:", cg)
 	}
 	return p
 }
