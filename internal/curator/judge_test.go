@@ -41,8 +41,8 @@ func usdc() Candidate {
 // protectedUSDC protects USDC as the registry does.
 func protectedUSDC() *Protected {
 	p := newProtected(nil)
-	p.add(p.symbols, "USDC", usdcMint, "registry:", "usdc")
-	p.add(p.names, "USD Coin", usdcMint, "registry:", "usdc")
+	p.add(p.symbols, "USDC", usdcMint, label("registry:", "usdc"))
+	p.add(p.names, "USD Coin", usdcMint, label("registry:", "usdc"))
 	return p
 }
 
@@ -255,7 +255,7 @@ func TestProtectedHolders(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newProtected(nil)
 			for i, m := range tt.add {
-				p.add(p.symbols, "SYN", m, "registry:", fmt.Sprint("first-", i))
+				p.add(p.symbols, "SYN", m, label("registry:", fmt.Sprint("first-", i)))
 			}
 			e, ok := p.symbol(tokenindex.CollisionKey(tokenindex.Key("SYN")))
 			if !ok || e.by != "registry:first-0" {
@@ -271,7 +271,7 @@ func TestProtectedHolders(t *testing.T) {
 					t.Errorf("holds(%q) true", m)
 				}
 			}
-			if n := 1 + len(e.more); n != len(tt.holds) {
+			if n := e.holderCount(); n != len(tt.holds) {
 				t.Errorf("%d holders, want %d distinct", n, len(tt.holds))
 			}
 		})

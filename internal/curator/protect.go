@@ -19,14 +19,20 @@ type Protected struct {
 }
 
 // entry is a protected key: its holders and its first protector. Most
-// keys have one holder, so the first is held inline; a large registry has
-// a few entries per variant.
+// keys have one holder, so the first is held inline and the rest, when
+// there are any, behind a pointer; a large registry has a few entries per
+// variant.
 type entry struct {
-	mint string   // the first holder
-	more []string // further holders, distinct, in claim order
+	mint   string   // the first holder
+	others *holders // further holders, nil when none
+	by     string   // the first protector: registry:<assetId>, curated:<list> or coingecko:<id>
+}
+
+// holders are an entry's further holders.
+type holders struct {
+	more []string // distinct, in claim order
 	// set holds every holder when more is long (see manyHolders).
 	set map[string]struct{}
-	by  string // the first protector: registry:<assetId>, curated:<list> or coingecko:<id>
 }
 
 // manyHolders is the number of further holders past which an entry also
@@ -34,14 +40,24 @@ type entry struct {
 const manyHolders = 16
 
 func (e *entry) holds(mint string) bool {
-	if e.mint == mint {
+	switch {
+	case e.mint == mint:
 		return true
-	}
-	if e.set != nil {
-		_, ok := e.set[mint]
+	case e.others == nil:
+		return false
+	case e.others.set != nil:
+		_, ok := e.others.set[mint]
 		return ok
 	}
-	return slices.Contains(e.more, mint)
+	return slices.Contains(e.others.more, mint)
+}
+
+// holderCount is the number of distinct holders.
+func (e *entry) holderCount() int {
+	if e.others == nil {
+		return 1
+	}
+	return 1 + len(e.others.more)
 }
 
 func (p *Protected) symbol(key string) (entry, bool) {
@@ -83,9 +99,9 @@ func (p *Protected) Protects(symbol string) (string, bool) {
 	return e.by, true
 }
 
-// add records mint as a holder of raw's collision key in m; a new key
-// is protected by by, or by byPrefix+byID (joined only then).
-func (p *Protected) add(m map[string]entry, raw, mint, byPrefix, byID string) {
+// add records mint as a holder of raw's collision key in m; a new key is
+// protected by by() (called only then).
+func (p *Protected) add(m map[string]entry, raw, mint string, by func() string) {
 	key := tokenindex.CollisionKey(tokenindex.Key(raw))
 	if key == "" {
 		return
@@ -93,22 +109,36 @@ func (p *Protected) add(m map[string]entry, raw, mint, byPrefix, byID string) {
 	e, ok := m[key]
 	switch {
 	case !ok:
-		m[key] = entry{mint: mint, by: byPrefix + byID}
+		m[key] = entry{mint: mint, by: by()}
 		return
 	case e.holds(mint):
 		return
+	case e.others == nil:
+		e.others = &holders{}
+		m[key] = e
 	}
-	e.more = append(e.more, mint)
-	if e.set != nil {
-		e.set[mint] = struct{}{}
-	} else if len(e.more) > manyHolders {
-		e.set = make(map[string]struct{}, 2*len(e.more))
-		e.set[e.mint] = struct{}{}
-		for _, h := range e.more {
-			e.set[h] = struct{}{}
+	h := e.others // shared with the map's copy of e
+	h.more = append(h.more, mint)
+	if h.set != nil {
+		h.set[mint] = struct{}{}
+	} else if len(h.more) > manyHolders {
+		h.set = make(map[string]struct{}, 2*len(h.more))
+		h.set[e.mint] = struct{}{}
+		for _, o := range h.more {
+			h.set[o] = struct{}{}
 		}
 	}
-	m[key] = e
+}
+
+// label returns a func giving prefix+id, joined once on first call.
+func label(prefix, id string) func() string {
+	var s string
+	return func() string {
+		if s == "" {
+			s = prefix + id
+		}
+		return s
+	}
 }
 
 // derivative kinds do not claim their asset's symbol.
@@ -148,16 +178,17 @@ func BuildProtected(snap *registry.Snapshot, x *tokenindex.Index, allow map[stri
 	if snap != nil {
 		for i := range snap.Assets() {
 			a := &snap.Assets()[i]
+			by := label("registry:", a.AssetID) // one string per asset
 			for j := range a.Variants {
 				v := &a.Variants[j]
 				for _, s := range ClaimedSymbols(a, v) {
-					p.add(p.symbols, s, v.Mint, "registry:", a.AssetID)
+					p.add(p.symbols, s, v.Mint, by)
 				}
 				if v.Name != "" {
-					p.add(p.names, v.Name, v.Mint, "registry:", a.AssetID)
+					p.add(p.names, v.Name, v.Mint, by)
 				}
 				if !derivative(v.Kind) && a.Name != "" {
-					p.add(p.names, a.Name, v.Mint, "registry:", a.AssetID)
+					p.add(p.names, a.Name, v.Mint, by)
 				}
 			}
 		}
@@ -168,7 +199,7 @@ func BuildProtected(snap *registry.Snapshot, x *tokenindex.Index, allow map[stri
 					continue
 				}
 				if t, ok := x.Get(m.Mint); ok {
-					p.add(p.symbols, t.Symbol, m.Mint, "curated:", l.ID)
+					p.add(p.symbols, t.Symbol, m.Mint, label("curated:", l.ID))
 				}
 			}
 		}
@@ -179,8 +210,9 @@ func BuildProtected(snap *registry.Snapshot, x *tokenindex.Index, allow map[stri
 			continue
 		}
 		mint := x.Mint(tokenindex.ID(id))
-		p.add(p.symbols, x.Symbol(tokenindex.ID(id)), mint, "coingecko:", cg)
-		p.add(p.names, x.Name(tokenindex.ID(id)), mint, "coingecko:", cg)
+		by := label("coingecko:", cg)
+		p.add(p.symbols, x.Symbol(tokenindex.ID(id)), mint, by)
+		p.add(p.names, x.Name(tokenindex.ID(id)), mint, by)
 	}
 	return p
 }
