@@ -240,7 +240,12 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 	}
 	// Stats: canonical aggregates; price fields from the liquidity primary
 	// whatever strategy a request asks for, so stats never depend on it.
-	in := make([]stats.Input, n)
+	var inBuf [4]stats.Input // most assets have few variants: no allocation
+	in := inBuf[:0]
+	if n > len(inBuf) {
+		in = make([]stats.Input, 0, n)
+	}
+	in = in[:n]
 	for i := range a.Variants {
 		in[i] = stats.Input{Kind: a.Variants[i].Kind, Market: am.variants[i].Market, Volume30dUSD: mr.Volume30d(a.Variants[i].Mint)}
 	}
@@ -259,7 +264,10 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 	} else {
 		am.order = &[3][]int{}
 	}
-	rows := make([]ranking.Row, n)
+	var rows []ranking.Row
+	if n > 1 {
+		rows = make([]ranking.Row, n)
+	}
 	for si, s := range asset.Strategies {
 		if n == 1 {
 			break

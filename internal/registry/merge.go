@@ -38,6 +38,8 @@ type merger struct {
 	// clone copies the authoritative assets (Build); BuildParsed owns its
 	// documents and takes them as they are.
 	clone bool
+	// ids caches sortedIDs; code that adds or removes assets resets it.
+	ids []string
 }
 
 func newMerger(r *Report) *merger {
@@ -77,6 +79,7 @@ func (m *merger) addAuthoritative(i int, d *Document) {
 			s.asset = cloneAsset(a)
 		}
 		m.assets[a.AssetID] = s
+		m.ids = nil
 	}
 	maps.Copy(m.homes, d.MintHomes)
 	m.addShared(d)
@@ -132,9 +135,13 @@ func (m *merger) mergeList(l *CuratedList) {
 	}
 }
 
-// sortedIDs returns the merged asset ids in ascending order.
+// sortedIDs returns the merged asset ids in ascending order (shared:
+// read-only).
 func (m *merger) sortedIDs() []string {
-	return slices.Sorted(maps.Keys(m.assets))
+	if m.ids == nil {
+		m.ids = slices.Sorted(maps.Keys(m.assets))
+	}
+	return m.ids
 }
 
 // resolveDuplicateMints keeps every mint in exactly one asset. For a mint
@@ -213,6 +220,7 @@ func (m *merger) resolveDuplicateMints() {
 		target := m.assets[foldInto[id]]
 		target.asset.Aliases = appendAliases(target.asset.Aliases, foldedAliases(&s.asset)...)
 		delete(m.assets, id)
+		m.ids = nil
 		m.report.add(Issue{
 			Kind: IssueAssetFolded, AssetID: id, Candidates: []string{target.asset.AssetID},
 			Detail: "every variant belongs to " + target.asset.AssetID + "; its references became aliases there",
@@ -305,6 +313,7 @@ func (m *merger) addSupplemental(i int, d *Document, taken map[string]bool, owne
 			owned[v.Mint] = true
 		}
 		m.assets[c.AssetID] = &sourced{asset: c, doc: i}
+		m.ids = nil
 		m.supplemental[c.AssetID] = true
 	}
 	m.addShared(d)
