@@ -220,8 +220,8 @@ func (d *fastDecoder) object(field func(key []byte) (int, bool)) bool {
 	}
 }
 
-// array decodes an array (null: nil) calling elem for each element;
-// an empty array leaves *n at 0 and reports empty true.
+// array decodes an array, calling elem for each element; isNull reports
+// a null literal in its place (the caller sets the field to nil).
 func (d *fastDecoder) array(elem func() bool) (isNull, ok bool) {
 	if d.null() {
 		return true, true
