@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/watch"
 )
 
 // registryStore is what registry loading and import need from a store.
@@ -43,15 +43,31 @@ var errRegistryUnchanged = errors.New("registry documents unchanged")
 // registryLoader loads a server's registry and remembers which stored
 // documents its snapshot was built from, so that a reload that finds the
 // same documents (the poller's first Sync, right after start-up) does not
-// parse and build a large registry again. Not safe for concurrent use.
+// parse and build a large registry again. With versions it reads the
+// registry topic's version before the documents, and a reload that finds
+// the version of the last successful load does not even read them (the
+// store bumps the version in the transaction that changes a document).
+// Not safe for concurrent use.
 type registryLoader struct {
-	st   registryStore
-	last [sha256.Size]byte
+	st       registryStore
+	versions watch.VersionSource // optional
+	last     [sha256.Size]byte
+	version  int64 // registry topic version read before the last successful load
+	loaded   bool
 }
 
 // load builds the snapshot of the stored documents, or returns
 // errRegistryUnchanged when they are those of the last successful load.
 func (l *registryLoader) load(ctx context.Context) (*registry.Snapshot, *registry.Report, error) {
+	version, versioned := int64(0), false
+	if l.versions != nil {
+		if v, err := l.versions.Versions(ctx); err == nil {
+			version, versioned = v[storage.TopicRegistry], true
+			if l.loaded && version == l.version {
+				return nil, nil, errRegistryUnchanged
+			}
+		}
+	}
 	docs, err := l.st.ListRegistryDocuments(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -63,12 +79,21 @@ func (l *registryLoader) load(ctx context.Context) (*registry.Snapshot, *registr
 	}
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])
-	if sum == l.last {
+	remember := func() {
+		l.last, l.loaded = sum, true
+		if versioned {
+			l.version = version
+		} else {
+			l.version = -1 // unknown: the next load reads the documents
+		}
+	}
+	if l.loaded && sum == l.last {
+		remember()
 		return nil, nil, errRegistryUnchanged
 	}
 	snap, rep, err := buildRegistry(docs)
 	if err == nil {
-		l.last = sum
+		remember()
 	}
 	return snap, rep, err
 }
@@ -81,15 +106,20 @@ func buildRegistry(docs []storage.RegistryDocument, extra ...registry.Document) 
 		return nil, nil, fmt.Errorf("embedded seed: %w", err)
 	}
 	overlays := make([]registry.Document, 0, len(docs)+len(extra))
-	for _, d := range docs {
-		doc, err := registry.ParseDocument(bytes.NewReader(d.Body))
+	for i := range docs {
+		doc, err := registry.ParseDocumentBytes(docs[i].Body)
 		if err != nil {
-			return nil, nil, fmt.Errorf("imported registry source %q: %w", d.Source, err)
+			return nil, nil, fmt.Errorf("imported registry source %q: %w", docs[i].Source, err)
 		}
 		overlays = append(overlays, doc)
+		docs[i].Body = nil // decoded: the bytes are garbage from here on
 	}
-	overlays = append(overlays, extra...)
-	snap, rep, err := registry.Build(seed, overlays...)
+	build := registry.BuildParsed // the seed and the stored documents were validated when parsed, and are ours
+	if len(extra) > 0 {
+		overlays = append(overlays, extra...)
+		build = registry.Build // extra documents are the caller's
+	}
+	snap, rep, err := build(seed, overlays...)
 	if err != nil {
 		return nil, rep, fmt.Errorf("build registry: %w", err)
 	}

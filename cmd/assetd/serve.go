@@ -210,7 +210,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	defer closeBus(bus, log)
 
 	keys := apikey.NewCache(st, log)
-	regs := &registryLoader{st: st}
+	regs := &registryLoader{st: st, versions: st}
 	snap, _, err := regs.load(ctx)
 	if err != nil {
 		return err

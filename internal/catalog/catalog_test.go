@@ -330,7 +330,7 @@ func TestSearchOrderProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	class := func(am *assetModel, q string) int {
 		best := matchNone
-		for _, k := range am.keys {
+		for _, k := range keysOf(am) {
 			switch {
 			case k == q:
 				return matchExact
@@ -344,7 +344,7 @@ func TestSearchOrderProperty(t *testing.T) {
 	}
 	for range 300 {
 		am := m.assets[rng.IntN(len(m.assets))]
-		k := am.keys[rng.IntN(len(am.keys))]
+		k := keysOf(am)[rng.IntN(len(keysOf(am)))]
 		i := rng.IntN(len(k))
 		q := k[i : i+1+rng.IntN(len(k)-i)]
 		if strings.TrimSpace(q) != q || q == "" {

@@ -47,35 +47,57 @@ func strategyIndex(s string) int {
 	return 0
 }
 
-// assetModel is one asset's precomputed view.
+// assetModel is one asset's precomputed view. A large registry has one
+// per asset, so it is kept small: what only some assets need (several
+// variant orders, cached details) is behind a pointer.
 type assetModel struct {
 	a        *registry.Asset
 	variants []Variant // parallel to a.Variants
 	// primary is the index into variants per strategy (-1: none).
-	primary [3]int
-	stats   *asset.Stats // nil when every field is null
-	image   *string
-	// canonical is the canonicalMarket arm (*StockMarket, *PreIPOMarket,
-	// *ExtProviderMarket) or nil.
-	canonical any
-	// order holds variant indexes per sortBy (liquidity, execution
-	// quality, stock redeemability), all variants.
-	order [3][]int
-	// lstCapped marks solana yield/lst variants dropped by the default
-	// LST floor and cap; nil for other assets.
-	lstCapped []bool
-	// details are the asset details per strategy and variantsMode, built
-	// and encoded on first use (see detailView).
-	details [3][2]atomic.Pointer[detailView]
-	// search keys, lower case; blob joins them with \x00 for one fast
-	// substring test.
-	keys []string
-	blob string
+	primary [3]int32
 	// live is set when the view holds market-derived data (a variant
 	// market or execution quality, stats, a canonical arm): such a view
 	// can change with time alone, so refresh passes re-derive it now and
 	// then even when no change was logged (see Catalog.Refresh).
 	live bool
+	// ephemeral marks a view built for one request (a singleton), whose
+	// details are not cached.
+	ephemeral bool
+	stats     *asset.Stats // nil when every field is null
+	image     *string
+	// canonical is the canonicalMarket arm (*StockMarket, *PreIPOMarket,
+	// *ExtProviderMarket) or nil.
+	canonical any
+	// order holds variant indexes per sortBy (liquidity, execution
+	// quality, stock redeemability), all variants; one-variant assets
+	// share singleOrders.
+	order *[3][]int
+	// lstCapped marks solana yield/lst variants dropped by the default
+	// LST floor and cap; nil for other assets.
+	lstCapped []bool
+	// details are the asset details per strategy and variantsMode, built
+	// and encoded on first use (see detailView); nil until then.
+	details atomic.Pointer[detailCache]
+	// blob holds the search keys, lower case, distinct, each ended by
+	// \x00 (see searchBlob): one string for a fast substring test, the
+	// keys are its pieces.
+	blob string
+}
+
+// detailCache holds an asset's encoded details per strategy and
+// variantsMode.
+type detailCache [3][2]atomic.Pointer[detailView]
+
+// eachKey calls f with each search key of the asset (pieces of blob, no
+// copies) until f returns false.
+func (am *assetModel) eachKey(f func(k string) bool) {
+	for rest := am.blob; rest != ""; {
+		i := strings.IndexByte(rest, 0)
+		if !f(rest[:i]) {
+			return
+		}
+		rest = rest[i+1:]
+	}
 }
 
 // volume24 is the sort key of curated rows: stats volume, nulls last.
@@ -213,15 +235,21 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 			Market: am.variants[i].Market, Quality: am.variants[i].ExecutionQuality, CuratedRank: rank}
 	}
 	for si, s := range asset.Strategies {
-		am.primary[si], _ = ranking.SelectPrimary(cands, s, a.Category, now)
+		p, _ := ranking.SelectPrimary(cands, s, a.Category, now)
+		am.primary[si] = int32(p)
 	}
 	// Stats: canonical aggregates; price fields from the liquidity primary
 	// whatever strategy a request asks for, so stats never depend on it.
-	in := make([]stats.Input, n)
+	var inBuf [4]stats.Input // most assets have few variants: no allocation
+	in := inBuf[:0]
+	if n > len(inBuf) {
+		in = make([]stats.Input, 0, n)
+	}
+	in = in[:n]
 	for i := range a.Variants {
 		in[i] = stats.Input{Kind: a.Variants[i].Kind, Market: am.variants[i].Market, Volume30dUSD: mr.Volume30d(a.Variants[i].Mint)}
 	}
-	if st := stats.Aggregate(in, am.primary[0]); !stats.IsEmpty(st) {
+	if st := stats.Aggregate(in, int(am.primary[0])); !stats.IsEmpty(st) {
 		am.stats = &st
 	}
 	// Canonical arm, stats overrides and preIpo blocks, before any view
@@ -232,9 +260,14 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 		am.image = &img
 	}
 	if n == 1 {
-		am.order = [3][]int{singleOrder, singleOrder, singleOrder}
+		am.order = singleOrders
+	} else {
+		am.order = &[3][]int{}
 	}
-	rows := make([]ranking.Row, n)
+	var rows []ranking.Row
+	if n > 1 {
+		rows = make([]ranking.Row, n)
+	}
 	for si, s := range asset.Strategies {
 		if n == 1 {
 			break
@@ -265,8 +298,7 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 			am.lstCapped[r.Index] = false
 		}
 	}
-	am.keys = searchKeys(a)
-	am.blob = strings.Join(am.keys, "\x00")
+	am.blob = searchBlob(a)
 	am.live = am.stats != nil || am.canonical != nil
 	for i := range am.variants {
 		if am.variants[i].Market != nil || am.variants[i].ExecutionQuality != nil || am.variants[i].PreIPO != nil {
@@ -275,8 +307,9 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 	}
 }
 
-// singleOrder is the order of every one-variant asset (shared, read-only).
-var singleOrder = []int{0}
+// singleOrders are the orders of every one-variant asset (shared,
+// read-only).
+var singleOrders = &[3][]int{{0}, {0}, {0}}
 
 // groups returns the variant groups of the asset detail and the variants
 // by liquidity desc, for a variantsMode (0 default, 1 all). Computed on
@@ -329,16 +362,21 @@ func (am *assetModel) primaryView(si int) *Variant {
 	return nil
 }
 
-// searchKeys are the lower-cased strings a search matches against.
-func searchKeys(a *registry.Asset) []string {
-	seen := map[string]bool{}
-	var keys []string
+// searchBlob joins the strings a search matches against, lower-cased,
+// trimmed, distinct and not empty, each ended by \x00: asset id, symbol,
+// name, coin id, stock ticker, aliases, then variant symbols and names.
+func searchBlob(a *registry.Asset) string {
+	var keys [16]string
+	seen := keys[:0]
+	var b strings.Builder
 	add := func(s string) {
 		s = strings.ToLower(strings.TrimSpace(s))
-		if s != "" && !seen[s] {
-			seen[s] = true
-			keys = append(keys, s)
+		if s == "" || slices.Contains(seen, s) {
+			return
 		}
+		seen = append(seen, s)
+		b.WriteString(s)
+		b.WriteByte(0)
 	}
 	add(a.AssetID)
 	add(a.Symbol)
@@ -352,7 +390,7 @@ func searchKeys(a *registry.Asset) []string {
 		add(a.Variants[i].Symbol)
 		add(a.Variants[i].Name)
 	}
-	return keys
+	return b.String()
 }
 
 // buildCurated computes every curated list's rows in response order:

@@ -42,7 +42,7 @@ func (c *Catalog) view(m *model, res registry.Resolution) *assetModel {
 			a = &cp
 		}
 	}
-	am := &assetModel{}
+	am := &assetModel{ephemeral: true}
 	buildAsset(am, a, m.snap, c.markets, NoCanonical{}, c.now()) // singletons have no canonical keys
 	for j := range am.variants {
 		am.variants[j].Advisory = c.advisory(am.variants[j].Mint)
@@ -154,9 +154,27 @@ type detailView struct {
 // built and encoded on first use: the model is immutable, so the detail of
 // a large asset is encoded once per model rather than once per request.
 func (am *assetModel) detailView(si, mode int) *detailView {
-	if dv := am.details[si][mode].Load(); dv != nil {
+	if am.ephemeral {
+		return am.newDetailView(si, mode)
+	}
+	dc := am.details.Load()
+	if dc == nil {
+		// Concurrent first uses may each make one; any of them may win.
+		am.details.CompareAndSwap(nil, new(detailCache))
+		dc = am.details.Load()
+	}
+	if dv := dc[si][mode].Load(); dv != nil {
 		return dv
 	}
+	dv := am.newDetailView(si, mode)
+	// Concurrent first uses build equal views; any of them may win.
+	dc[si][mode].Store(dv)
+	return dv
+}
+
+// newDetailView builds and encodes the asset detail for a strategy and
+// variantsMode.
+func (am *assetModel) newDetailView(si, mode int) *detailView {
 	a := am.a
 	groups, _ := am.groups(mode)
 	d := &Detail{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, Aliases: a.Aliases,
@@ -169,8 +187,6 @@ func (am *assetModel) detailView(si, mode int) *detailView {
 	if b, err := json.Marshal(d); err == nil {
 		dv.json = b
 	}
-	// Concurrent first uses build equal views; any of them may win.
-	am.details[si][mode].Store(dv)
 	return dv
 }
 

@@ -50,13 +50,13 @@ func buildSearchIndex(m *model) *searchIndex {
 	x := &searchIndex{grams: map[uint32][]int32{}, masks: make([]uint64, len(m.assets))}
 	n := 0
 	for _, am := range m.assets {
-		n += len(am.keys)
+		n += strings.Count(am.blob, "\x00")
 	}
 	x.keys = make([]keyRef, 0, n)
 	var gs []uint32
 	for i, am := range m.assets {
 		gs = gs[:0]
-		for _, k := range am.keys {
+		am.eachKey(func(k string) bool {
 			x.keys = append(x.keys, keyRef{k, int32(i)})
 			x.masks[i] |= charMask(k)
 			for j := 0; j+1 < len(k); j++ {
@@ -65,7 +65,8 @@ func buildSearchIndex(m *model) *searchIndex {
 					gs = append(gs, gram3(k[j], k[j+1], k[j+2]))
 				}
 			}
-		}
+			return true
+		})
 		slices.Sort(gs)
 		for _, g := range slices.Compact(gs) {
 			x.grams[g] = append(x.grams[g], int32(i))
@@ -137,8 +138,9 @@ func matchClass(am *assetModel, lq string) int {
 		return matchNone
 	}
 	best := matchNone
-	for _, k := range am.keys {
-		switch {
+	for rest := am.blob; rest != ""; {
+		i := strings.IndexByte(rest, 0)
+		switch k := rest[:i]; {
 		case k == lq:
 			return matchExact
 		case best > matchPrefix && strings.HasPrefix(k, lq):
@@ -146,6 +148,7 @@ func matchClass(am *assetModel, lq string) int {
 		case best > matchSubstring && strings.Contains(k, lq):
 			best = matchSubstring
 		}
+		rest = rest[i+1:]
 	}
 	return best
 }

@@ -59,7 +59,7 @@ func scanSearch(m *model, q, category string, limit int) []string {
 			continue
 		}
 		best := matchNone
-		for _, k := range am.keys {
+		for _, k := range keysOf(am) {
 			switch {
 			case k == lq:
 				best = matchExact
@@ -112,7 +112,7 @@ func TestSearchIndexMatchesScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	for range 150 {
 		am := m.assets[rng.IntN(len(m.assets))]
-		k := am.keys[rng.IntN(len(am.keys))]
+		k := keysOf(am)[rng.IntN(len(keysOf(am)))]
 		i := rng.IntN(len(k))
 		queries = append(queries, k[i:i+1+rng.IntN(min(6, len(k)-i))])
 	}
@@ -133,5 +133,40 @@ func TestSearchIndexMatchesScan(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// keysOf lists an asset's search keys.
+func keysOf(am *assetModel) []string {
+	var out []string
+	am.eachKey(func(k string) bool { out = append(out, k); return true })
+	return out
+}
+
+func TestSearchBlob(t *testing.T) {
+	tests := []struct {
+		name string
+		a    registry.Asset
+		want []string
+	}{
+		{"id only", registry.Asset{AssetID: "syn-000001"}, []string{"syn-000001"}},
+		{"lower-cased, trimmed, distinct", registry.Asset{AssetID: "usdc", Symbol: " USDC ", Name: "USD Coin", CoinID: "usd-coin",
+			StockTicker: "", Aliases: []string{"usd coin", "Circle USD", "  "},
+			Variants: []registry.Variant{{Symbol: "USDC"}, {Symbol: "USDC.e", Name: "Bridged USD Coin"}}},
+			[]string{"usdc", "usd coin", "usd-coin", "circle usd", "usdc.e", "bridged usd coin"}},
+		{"many aliases", registry.Asset{AssetID: "a", Aliases: strings.Split("b c d e f g h i j k l m n o p q r s t u v b c", " ")},
+			strings.Split("a b c d e f g h i j k l m n o p q r s t u v", " ")},
+		{"non-ASCII", registry.Asset{AssetID: "x", Name: "ÉCOLE"}, []string{"x", "école"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			am := &assetModel{blob: searchBlob(&tt.a)}
+			if got := keysOf(am); !slices.Equal(got, tt.want) {
+				t.Errorf("keys %q, want %q", got, tt.want)
+			}
+			if !strings.HasSuffix(am.blob, "\x00") || strings.Contains(am.blob, "\x00\x00") {
+				t.Errorf("blob %q: every key ends with one \\x00", am.blob)
+			}
+		})
 	}
 }

@@ -233,11 +233,11 @@ func claimVerdicts(cands []Candidate, ks []keys, prot *Protected) []verdict {
 			continue
 		}
 		symKey := tokenindex.CollisionKey(ks[i].sym.Key)
-		e := prot.symbol(symKey)
-		if e == nil {
-			e = prot.name(tokenindex.CollisionKey(ks[i].name.Key))
+		e, ok := prot.symbol(symKey)
+		if !ok {
+			e, ok = prot.name(tokenindex.CollisionKey(ks[i].name.Key))
 		}
-		if e == nil {
+		if !ok {
 			out[i] = verdict{kind: VerdictNone}
 			if symKey != "" {
 				groups[symKey] = append(groups[symKey], i)

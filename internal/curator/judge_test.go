@@ -1,11 +1,13 @@
 package curator
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/tokenindex"
 )
 
 // The reference golden set's clock.
@@ -38,9 +40,9 @@ func usdc() Candidate {
 
 // protectedUSDC protects USDC as the registry does.
 func protectedUSDC() *Protected {
-	p := &Protected{symbols: map[string]*entry{}, names: map[string]*entry{}}
-	p.add(p.symbols, "USDC", usdcMint, "registry:usdc")
-	p.add(p.names, "USD Coin", usdcMint, "registry:usdc")
+	p := newProtected(nil)
+	p.add(p.symbols, "USDC", usdcMint, label("registry:", "usdc"))
+	p.add(p.names, "USD Coin", usdcMint, label("registry:", "usdc"))
 	return p
 }
 
@@ -227,5 +229,51 @@ func TestIntent(t *testing.T) {
 		if got := Interpret(q).Intent; got != want {
 			t.Errorf("Interpret(%q).Intent = %s, want %s", q, got, want)
 		}
+	}
+}
+
+func TestProtectedHolders(t *testing.T) {
+	mints := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("mint-%02d", i)
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		add     []string // holders added, in order (repeats included)
+		holds   []string
+		notHeld []string
+	}{
+		{"one", []string{"a"}, []string{"a"}, []string{"b", ""}},
+		{"repeat", []string{"a", "a", "b", "a", "b"}, []string{"a", "b"}, []string{"c"}},
+		{"at the set threshold", mints(manyHolders + 1), mints(manyHolders + 1), []string{"mint-99"}},
+		{"past it", append(mints(manyHolders+5), mints(3)...), mints(manyHolders + 5), []string{"mint-99"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newProtected(nil)
+			for i, m := range tt.add {
+				p.add(p.symbols, "SYN", m, label("registry:", fmt.Sprint("first-", i)))
+			}
+			e, ok := p.symbol(tokenindex.CollisionKey(tokenindex.Key("SYN")))
+			if !ok || e.by != "registry:first-0" {
+				t.Fatalf("entry %+v %v, want protected by the first protector", e, ok)
+			}
+			for _, m := range tt.holds {
+				if !e.holds(m) {
+					t.Errorf("holds(%q) false", m)
+				}
+			}
+			for _, m := range tt.notHeld {
+				if e.holds(m) {
+					t.Errorf("holds(%q) true", m)
+				}
+			}
+			if n := e.holderCount(); n != len(tt.holds) {
+				t.Errorf("%d holders, want %d distinct", n, len(tt.holds))
+			}
+		})
 	}
 }

@@ -1,6 +1,8 @@
 package curator
 
 import (
+	"slices"
+
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/tokenindex"
@@ -11,34 +13,71 @@ import (
 // coingecko-listed index tokens, with the mints that hold them, plus the
 // operator's allow-list of legitimate duplicates. Immutable once built.
 type Protected struct {
-	symbols map[string]*entry
-	names   map[string]*entry
+	symbols map[string]entry
+	names   map[string]entry
 	allow   map[string]bool
 }
 
+// entry is a protected key: its holders and its first protector. Most
+// keys have one holder, so the first is held inline and the rest, when
+// there are any, behind a pointer; a large registry has a few entries per
+// variant.
 type entry struct {
-	mints map[string]struct{}
-	by    string // the first protector: registry:<assetId>, curated:<list> or coingecko:<id>
+	mint   string   // the first holder
+	others *holders // further holders, nil when none
+	by     string   // the first protector: registry:<assetId>, curated:<list> or coingecko:<id>
 }
 
-func (e *entry) holds(mint string) bool { _, ok := e.mints[mint]; return ok }
+// holders are an entry's further holders.
+type holders struct {
+	more []string // distinct, in claim order
+	// set holds every holder when more is long (see manyHolders).
+	set map[string]struct{}
+}
 
-func (p *Protected) symbol(key string) *entry {
-	if p == nil || key == "" {
-		return nil
+// manyHolders is the number of further holders past which an entry also
+// gets a set.
+const manyHolders = 16
+
+func (e *entry) holds(mint string) bool {
+	switch {
+	case e.mint == mint:
+		return true
+	case e.others == nil:
+		return false
+	case e.others.set != nil:
+		_, ok := e.others.set[mint]
+		return ok
 	}
-	return p.symbols[key]
+	return slices.Contains(e.others.more, mint)
+}
+
+// holderCount is the number of distinct holders.
+func (e *entry) holderCount() int {
+	if e.others == nil {
+		return 1
+	}
+	return 1 + len(e.others.more)
+}
+
+func (p *Protected) symbol(key string) (entry, bool) {
+	if p == nil || key == "" {
+		return entry{}, false
+	}
+	e, ok := p.symbols[key]
+	return e, ok
 }
 
 // minNameKey is the shortest name collision key that protects (shorter
 // names are too generic to claim).
 const minNameKey = 4
 
-func (p *Protected) name(key string) *entry {
+func (p *Protected) name(key string) (entry, bool) {
 	if p == nil || len(key) < minNameKey {
-		return nil
+		return entry{}, false
 	}
-	return p.names[key]
+	e, ok := p.names[key]
+	return e, ok
 }
 
 func (p *Protected) allowed(mint string) bool { return p != nil && p.allow[mint] }
@@ -53,24 +92,53 @@ func (p *Protected) Len() int {
 
 // Protects reports whether a symbol is protected and by what.
 func (p *Protected) Protects(symbol string) (string, bool) {
-	e := p.symbol(tokenindex.CollisionKey(tokenindex.Key(symbol)))
-	if e == nil {
+	e, ok := p.symbol(tokenindex.CollisionKey(tokenindex.Key(symbol)))
+	if !ok {
 		return "", false
 	}
 	return e.by, true
 }
 
-func (p *Protected) add(m map[string]*entry, raw, mint, by string) {
+// add records mint as a holder of raw's collision key in m; a new key is
+// protected by by() (called only then).
+func (p *Protected) add(m map[string]entry, raw, mint string, by func() string) {
 	key := tokenindex.CollisionKey(tokenindex.Key(raw))
 	if key == "" {
 		return
 	}
-	e := m[key]
-	if e == nil {
-		e = &entry{mints: map[string]struct{}{}, by: by}
+	e, ok := m[key]
+	switch {
+	case !ok:
+		m[key] = entry{mint: mint, by: by()}
+		return
+	case e.holds(mint):
+		return
+	case e.others == nil:
+		e.others = &holders{}
 		m[key] = e
 	}
-	e.mints[mint] = struct{}{}
+	h := e.others // shared with the map's copy of e
+	h.more = append(h.more, mint)
+	if h.set != nil {
+		h.set[mint] = struct{}{}
+	} else if len(h.more) > manyHolders {
+		h.set = make(map[string]struct{}, 2*len(h.more))
+		h.set[e.mint] = struct{}{}
+		for _, o := range h.more {
+			h.set[o] = struct{}{}
+		}
+	}
+}
+
+// label returns a func giving prefix+id, joined once on first call.
+func label(prefix, id string) func() string {
+	var s string
+	return func() string {
+		if s == "" {
+			s = prefix + id
+		}
+		return s
+	}
 }
 
 // derivative kinds do not claim their asset's symbol.
@@ -98,17 +166,21 @@ func ClaimedSymbols(a *registry.Asset, v *registry.Variant) []string {
 	return out
 }
 
+func newProtected(allow map[string]bool) *Protected {
+	return &Protected{symbols: map[string]entry{}, names: map[string]entry{}, allow: allow}
+}
+
 // BuildProtected builds the index from the registry snapshot, the
 // coingecko-listed tokens of the token index (x may be nil) and the
 // allow-listed mints.
 func BuildProtected(snap *registry.Snapshot, x *tokenindex.Index, allow map[string]bool) *Protected {
-	p := &Protected{symbols: map[string]*entry{}, names: map[string]*entry{}, allow: allow}
+	p := newProtected(allow)
 	if snap != nil {
 		for i := range snap.Assets() {
 			a := &snap.Assets()[i]
+			by := label("registry:", a.AssetID) // one string per asset
 			for j := range a.Variants {
 				v := &a.Variants[j]
-				by := "registry:" + a.AssetID
 				for _, s := range ClaimedSymbols(a, v) {
 					p.add(p.symbols, s, v.Mint, by)
 				}
@@ -127,7 +199,7 @@ func BuildProtected(snap *registry.Snapshot, x *tokenindex.Index, allow map[stri
 					continue
 				}
 				if t, ok := x.Get(m.Mint); ok {
-					p.add(p.symbols, t.Symbol, m.Mint, "curated:"+l.ID)
+					p.add(p.symbols, t.Symbol, m.Mint, label("curated:", l.ID))
 				}
 			}
 		}
@@ -138,8 +210,9 @@ func BuildProtected(snap *registry.Snapshot, x *tokenindex.Index, allow map[stri
 			continue
 		}
 		mint := x.Mint(tokenindex.ID(id))
-		p.add(p.symbols, x.Symbol(tokenindex.ID(id)), mint, "coingecko:"+cg)
-		p.add(p.names, x.Name(tokenindex.ID(id)), mint, "coingecko:"+cg)
+		by := label("coingecko:", cg)
+		p.add(p.symbols, x.Symbol(tokenindex.ID(id)), mint, by)
+		p.add(p.names, x.Name(tokenindex.ID(id)), mint, by)
 	}
 	return p
 }

@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -33,13 +34,15 @@ func tierName(t uint8) string {
 	return "supplemental"
 }
 
-// aliasEntry is what an alias key resolves to.
-type aliasEntry struct {
-	asset *Asset
-	// lstIndex is set when the key came from an LST index variant; such
-	// references resolve with resolvedBy "lst_index".
-	lstIndex bool
-}
+// aliasEntry is what an alias key resolves to: the index of the asset in
+// the Snapshot's assets, shifted left by one, with the low bit set when
+// the key came from an LST index variant (such references resolve with
+// resolvedBy "lst_index"). Four bytes rather than a pointer and a flag:
+// a large registry has several keys per asset.
+type aliasEntry uint32
+
+func (e aliasEntry) asset() int     { return int(e >> 1) }
+func (e aliasEntry) lstIndex() bool { return e&1 != 0 }
 
 // aliasKey normalises a reference for the alias index: lower case. Keys are
 // compared exactly otherwise (inner spaces and punctuation matter).
@@ -108,49 +111,56 @@ func claims(a *Asset, lstMints map[string]bool, supplemental bool) iter.Seq[clai
 // reports every key that more than one asset claims. supplemental holds the
 // ids of assets from supplemental documents.
 func buildAliasIndex(assets []Asset, lstMints, supplemental map[string]bool, r *Report) map[string]aliasEntry {
-	type best struct {
-		asset      int // index into assets
-		tier       uint8
-		candidates []int
+	// While building, an entry holds the winning asset and its tier
+	// (asset<<3 | tier); candidates lists, in claim order, every asset
+	// claiming a key more than one asset claims.
+	n := 0
+	for i := range assets {
+		n += 2 + 2*len(assets[i].Variants) + len(assets[i].Aliases)
 	}
-	keys := map[string]*best{}
+	index := make(map[string]aliasEntry, n)
+	candidates := map[string][]int{}
 	for i := range assets {
 		for c := range claims(&assets[i], lstMints, supplemental[assets[i].AssetID]) {
-			b, ok := keys[c.key]
+			e, ok := index[c.key]
 			if !ok {
-				keys[c.key] = &best{asset: i, tier: c.tier, candidates: []int{i}}
+				index[c.key] = aliasEntry(i<<3) | aliasEntry(c.tier)
 				continue
 			}
-			if !slices.Contains(b.candidates, i) {
-				b.candidates = append(b.candidates, i)
+			cur, tier := int(e>>3), uint8(e&7)
+			cs, multi := candidates[c.key]
+			switch {
+			case !multi && cur != i:
+				// The winner so far is the only claimant.
+				candidates[c.key] = []int{cur, i}
+			case multi && !slices.Contains(cs, i):
+				candidates[c.key] = append(cs, i)
 			}
 			// Assets arrive in id order, so on equal tiers the earlier
 			// (smaller id) asset stays.
-			if c.tier < b.tier {
-				b.asset, b.tier = i, c.tier
+			if c.tier < tier {
+				index[c.key] = aliasEntry(i<<3) | aliasEntry(c.tier)
 			}
 		}
 	}
-	index := make(map[string]aliasEntry, len(keys))
-	for k, b := range keys {
-		index[k] = aliasEntry{asset: &assets[b.asset], lstIndex: b.tier == tierLSTIndex}
-	}
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k, b := range keys {
-			if len(b.candidates) > 1 && !yield(k) {
-				return
-			}
-		}
-	}) {
-		b := keys[k]
-		ids := make([]string, len(b.candidates))
-		for i, c := range b.candidates {
+	for _, k := range slices.Sorted(maps.Keys(candidates)) {
+		e := index[k]
+		win, tier := int(e>>3), uint8(e&7)
+		ids := make([]string, len(candidates[k]))
+		for i, c := range candidates[k] {
 			ids[i] = assets[c].AssetID
 		}
 		r.add(Issue{
-			Kind: IssueAliasCollision, Key: k, AssetID: assets[b.asset].AssetID, Candidates: ids,
-			Detail: fmt.Sprintf("resolves to %s (%s)", assets[b.asset].AssetID, tierName(b.tier)),
+			Kind: IssueAliasCollision, Key: k, AssetID: assets[win].AssetID, Candidates: ids,
+			Detail: fmt.Sprintf("resolves to %s (%s)", assets[win].AssetID, tierName(tier)),
 		})
+	}
+	for k, e := range index {
+		lst := aliasEntry(0)
+		if uint8(e&7) == tierLSTIndex {
+			lst = 1
+		}
+		index[k] = e>>3<<1 | lst
 	}
 	return index
 }

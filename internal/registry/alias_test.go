@@ -84,11 +84,12 @@ func TestAliasCollisionResolutionIsOrderIndependent(t *testing.T) {
 
 func TestLookupAlias(t *testing.T) {
 	long := strings.Repeat("x", 150)
+	assets := []Asset{{AssetID: "usd"}, {AssetID: "uni"}, {AssetID: "long"}, {AssetID: "mixed"}}
 	index := map[string]aliasEntry{
-		"usd coin":  {asset: &Asset{AssetID: "usd"}},
-		"ünïcode":   {asset: &Asset{AssetID: "uni"}},
-		long:        {asset: &Asset{AssetID: "long"}},
-		"mixed-42x": {asset: &Asset{AssetID: "mixed"}},
+		"usd coin":  0 << 1,
+		"ünïcode":   1 << 1,
+		long:        2 << 1,
+		"mixed-42x": 3<<1 | 1,
 	}
 	tests := []struct{ ref, want string }{
 		{"usd coin", "usd"},
@@ -102,7 +103,10 @@ func TestLookupAlias(t *testing.T) {
 		e, ok := lookupAlias(index, tt.ref)
 		got := ""
 		if ok {
-			got = e.asset.AssetID
+			got = assets[e.asset()].AssetID
+			if e.lstIndex() != (got == "mixed") {
+				t.Errorf("lookupAlias(%q): lstIndex %v", tt.ref, e.lstIndex())
+			}
 		}
 		if got != tt.want {
 			t.Errorf("lookupAlias(%q) = %q, want %q", tt.ref, got, tt.want)

@@ -32,18 +32,39 @@ func Build(seed Document, overlays ...Document) (*Snapshot, *Report, error) {
 			return nil, nil, fmt.Errorf("registry: build: %s: %w", docLabel(i), err)
 		}
 	}
+	return build(docs, true)
+}
+
+// BuildParsed is Build for documents that Seed and ParseDocument returned
+// (so already validated) and that the caller hands over: they are neither
+// validated again nor copied, and the Snapshot shares their memory, so the
+// caller must not change or use them afterwards. A server's start-up
+// builds its registry this way, holding one copy of a large import rather
+// than two.
+func BuildParsed(seed Document, overlays ...Document) (*Snapshot, *Report, error) {
+	return build(append([]Document{seed}, overlays...), false)
+}
+
+// build merges validated documents; clone copies what the Snapshot keeps.
+func build(docs []Document, clone bool) (*Snapshot, *Report, error) {
 	r := newReport("")
 	m := newMerger(r)
+	m.clone = clone
+	supplemental := false
 	for i := range docs {
-		if !docs[i].Supplemental {
+		if docs[i].Supplemental {
+			supplemental = true
+		} else {
 			m.addAuthoritative(i, &docs[i])
 		}
 	}
 	m.resolveDuplicateMints()
-	taken, owned := m.takenKeys()
-	for i := range docs {
-		if docs[i].Supplemental {
-			m.addSupplemental(i, &docs[i], taken, owned)
+	if supplemental {
+		taken, owned := m.takenKeys()
+		for i := range docs {
+			if docs[i].Supplemental {
+				m.addSupplemental(i, &docs[i], taken, owned)
+			}
 		}
 	}
 	m.attachLSTIndex()
@@ -57,11 +78,15 @@ func Build(seed Document, overlays ...Document) (*Snapshot, *Report, error) {
 // newSnapshot freezes the merged assets and builds the indexes.
 func newSnapshot(m *merger, r *Report) (*Snapshot, error) {
 	ids := m.sortedIDs()
+	nv := 0
+	for _, id := range ids {
+		nv += len(m.assets[id].asset.Variants)
+	}
 	s := &Snapshot{
 		assets:   make([]Asset, len(ids)),
 		byID:     make(map[string]*Asset, len(ids)),
-		mints:    map[string]mintEntry{},
-		variants: map[string]mintEntry{},
+		mints:    make(map[string]mintEntry, nv),
+		variants: make(map[string]mintEntry, nv),
 		stats:    Stats{ByCategory: map[string]int{}, ByKind: map[string]int{}},
 	}
 	for i, id := range ids {

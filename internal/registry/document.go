@@ -19,10 +19,18 @@ func ParseDocument(r io.Reader) (Document, error) {
 	return parseDocument(data)
 }
 
+// ParseDocumentBytes is ParseDocument of a document already in memory
+// (no copy of it is made). The Document's strings do not share data's
+// memory.
+func ParseDocumentBytes(data []byte) (Document, error) { return parseDocument(data) }
+
 func parseDocument(data []byte) (Document, error) {
-	var doc Document
-	if err := decodeStrict(data, &doc); err != nil {
-		return Document{}, fmt.Errorf("registry: decode document: %w", err)
+	doc, ok := fastDecode(data)
+	if !ok {
+		doc = Document{}
+		if err := decodeStrict(data, &doc); err != nil {
+			return Document{}, fmt.Errorf("registry: decode document: %w", err)
+		}
 	}
 	if err := Validate(doc); err != nil {
 		return Document{}, fmt.Errorf("registry: %w", err)

@@ -1,8 +1,10 @@
 package registry
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/assetd/assetd/internal/asset"
@@ -71,12 +73,40 @@ func fixtureDoc() Document {
 	}
 }
 
-// mustBuild builds a snapshot or fails the test.
+// mustBuild builds a snapshot or fails the test. It also builds deep
+// copies of the documents with BuildParsed (which owns and changes its
+// input) and fails unless both give the same snapshot and report.
 func mustBuild(t testing.TB, seed Document, overlays ...Document) (*Snapshot, *Report) {
 	t.Helper()
+	owned := make([]Document, len(overlays))
+	for i := range overlays {
+		owned[i] = deepCopy(t, overlays[i])
+	}
+	ownedSeed := deepCopy(t, seed)
 	s, r, err := Build(seed, overlays...)
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
+	ps, pr, err := BuildParsed(ownedSeed, owned...)
+	if err != nil {
+		t.Fatalf("BuildParsed: %v", err)
+	}
+	if !reflect.DeepEqual(s, ps) || !reflect.DeepEqual(r, pr) {
+		t.Fatalf("BuildParsed differs from Build:\n%+v\n%+v", r, pr)
+	}
 	return s, r
+}
+
+// deepCopy copies a document through its JSON form.
+func deepCopy(t testing.TB, d Document) Document {
+	t.Helper()
+	data, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Document
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

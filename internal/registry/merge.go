@@ -35,6 +35,11 @@ type merger struct {
 	lists    map[string]*CuratedList
 	// supplemental holds the ids of assets taken from supplemental documents.
 	supplemental map[string]bool
+	// clone copies the authoritative assets (Build); BuildParsed owns its
+	// documents and takes them as they are.
+	clone bool
+	// ids caches sortedIDs; code that adds or removes assets resets it.
+	ids []string
 }
 
 func newMerger(r *Report) *merger {
@@ -69,7 +74,12 @@ func (m *merger) addAuthoritative(i int, d *Document) {
 				Detail: fmt.Sprintf("%s replaces the entry from %s", docLabel(i), docLabel(prev.doc)),
 			})
 		}
-		m.assets[a.AssetID] = &sourced{asset: cloneAsset(a), doc: i}
+		s := &sourced{asset: *a, doc: i}
+		if m.clone {
+			s.asset = cloneAsset(a)
+		}
+		m.assets[a.AssetID] = s
+		m.ids = nil
 	}
 	maps.Copy(m.homes, d.MintHomes)
 	m.addShared(d)
@@ -125,9 +135,13 @@ func (m *merger) mergeList(l *CuratedList) {
 	}
 }
 
-// sortedIDs returns the merged asset ids in ascending order.
+// sortedIDs returns the merged asset ids in ascending order (shared:
+// read-only).
 func (m *merger) sortedIDs() []string {
-	return slices.Sorted(maps.Keys(m.assets))
+	if m.ids == nil {
+		m.ids = slices.Sorted(maps.Keys(m.assets))
+	}
+	return m.ids
 }
 
 // resolveDuplicateMints keeps every mint in exactly one asset. For a mint
@@ -140,16 +154,35 @@ func (m *merger) sortedIDs() []string {
 // aliases there, so old references keep resolving.
 func (m *merger) resolveDuplicateMints() {
 	ids := m.sortedIDs()
+	// first is the first owner of every mint (in asset id order); owners
+	// lists every owner of the mints more than one asset lists.
+	n := 0
+	for _, s := range m.assets {
+		n += len(s.asset.Variants)
+	}
+	first := make(map[string]*sourced, n)
 	owners := map[string][]*sourced{}
 	for _, id := range ids {
 		s := m.assets[id]
 		for _, v := range s.asset.Variants {
-			owners[v.Mint] = append(owners[v.Mint], s)
+			f, ok := first[v.Mint]
+			switch {
+			case !ok:
+				first[v.Mint] = s
+			case owners[v.Mint] == nil:
+				owners[v.Mint] = []*sourced{f, s}
+			default:
+				owners[v.Mint] = append(owners[v.Mint], s)
+			}
 		}
 	}
 	for _, mint := range slices.Sorted(maps.Keys(m.homes)) {
 		home := m.homes[mint]
-		if !slices.ContainsFunc(owners[mint], func(s *sourced) bool { return s.asset.AssetID == home }) {
+		os := owners[mint]
+		if f, ok := first[mint]; ok && os == nil {
+			os = []*sourced{f}
+		}
+		if !slices.ContainsFunc(os, func(s *sourced) bool { return s.asset.AssetID == home }) {
 			m.report.add(Issue{
 				Kind: IssueMintHomeIgnored, Mint: mint, AssetID: home,
 				Detail: "mintHomes names an asset that does not list the mint",
@@ -159,9 +192,6 @@ func (m *merger) resolveDuplicateMints() {
 	foldInto := map[string]string{} // emptied asset -> home of its first removed variant
 	for _, mint := range slices.Sorted(maps.Keys(owners)) {
 		os := owners[mint]
-		if len(os) < 2 {
-			continue
-		}
 		home, reason := m.pickHome(mint, os)
 		candidates := make([]string, len(os))
 		for i, s := range os {
@@ -190,6 +220,7 @@ func (m *merger) resolveDuplicateMints() {
 		target := m.assets[foldInto[id]]
 		target.asset.Aliases = appendAliases(target.asset.Aliases, foldedAliases(&s.asset)...)
 		delete(m.assets, id)
+		m.ids = nil
 		m.report.add(Issue{
 			Kind: IssueAssetFolded, AssetID: id, Candidates: []string{target.asset.AssetID},
 			Detail: "every variant belongs to " + target.asset.AssetID + "; its references became aliases there",
@@ -282,6 +313,7 @@ func (m *merger) addSupplemental(i int, d *Document, taken map[string]bool, owne
 			owned[v.Mint] = true
 		}
 		m.assets[c.AssetID] = &sourced{asset: c, doc: i}
+		m.ids = nil
 		m.supplemental[c.AssetID] = true
 	}
 	m.addShared(d)
@@ -302,6 +334,17 @@ func (m *merger) takenKeys() (taken, owned map[string]bool) {
 	return taken, owned
 }
 
+// ownedMints returns every listed mint.
+func (m *merger) ownedMints() map[string]bool {
+	owned := map[string]bool{}
+	for _, s := range m.assets {
+		for _, v := range s.asset.Variants {
+			owned[v.Mint] = true
+		}
+	}
+	return owned
+}
+
 // attachLSTIndex appends the LST index entries whose mint no asset lists to
 // the "solana" asset, as yield variants tagged "lst_index".
 func (m *merger) attachLSTIndex() {
@@ -316,7 +359,7 @@ func (m *merger) attachLSTIndex() {
 		})
 		return
 	}
-	_, owned := m.takenKeys()
+	owned := m.ownedMints()
 	variantIDs := map[string]bool{}
 	for _, v := range sol.asset.Variants {
 		variantIDs[v.VariantID] = true

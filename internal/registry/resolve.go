@@ -87,10 +87,11 @@ func (s *Snapshot) Resolve(ref string) (Resolution, error) {
 	}
 	if e, ok := lookupAlias(s.aliases, ref); ok {
 		by := asset.ResolvedByAlias
-		if e.lstIndex {
+		if e.lstIndex() {
 			by = asset.ResolvedByLSTIndex
 		}
-		return Resolution{Ref: ref, AssetID: e.asset.AssetID, ResolvedBy: by, Asset: e.asset}, nil
+		a := &s.assets[e.asset()]
+		return Resolution{Ref: ref, AssetID: a.AssetID, ResolvedBy: by, Asset: a}, nil
 	}
 	if looksLikeMint(ref) || prefixed && looksLikeMint(rest) {
 		return Resolution{}, fmt.Errorf("%w: %q is not a base58 32-byte address", ErrInvalidMint, ref)
