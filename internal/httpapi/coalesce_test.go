@@ -25,6 +25,7 @@ func TestResponsesLeaveInOneWrite(t *testing.T) {
 	// Past net/http's 4 KB buffer by less than a buffer: the rest stays
 	// in the buffer until flushed.
 	detail := bytes.Repeat([]byte("z"), 4600)
+	small := bytes.Repeat([]byte("s"), coalesceMinBytes-1)
 	h := newHarness(t, ratelimit.Policy{Requests: 1000, Window: 60e9},
 		route{pattern: "GET /big", scopes: read, handler: func(w http.ResponseWriter, r *http.Request) error {
 			return writeBody(w, http.StatusOK, big, nil)
@@ -34,6 +35,12 @@ func TestResponsesLeaveInOneWrite(t *testing.T) {
 		}},
 		route{pattern: "GET /detail", scopes: read, handler: func(w http.ResponseWriter, r *http.Request) error {
 			return writeBody(w, http.StatusOK, detail, nil)
+		}},
+		route{pattern: "GET /small", scopes: read, handler: func(w http.ResponseWriter, r *http.Request) error {
+			return writeBody(w, http.StatusOK, small, nil)
+		}},
+		route{pattern: "GET /empty", scopes: read, handler: func(w http.ResponseWriter, r *http.Request) error {
+			return writeBody(w, http.StatusOK, nil, nil)
 		}})
 	var (
 		mu    sync.Mutex
@@ -66,6 +73,8 @@ func TestResponsesLeaveInOneWrite(t *testing.T) {
 		{"/big", 200, big},
 		{"/mid", 200, mid},
 		{"/detail", 200, detail},
+		{"/small", 200, small},
+		{"/empty", 200, []byte{}},
 		{"/big", 200, big},
 		{"/nope", 404, nil},
 	} {
@@ -79,6 +88,11 @@ func TestResponsesLeaveInOneWrite(t *testing.T) {
 		if err != nil || resp.StatusCode != tc.status || (tc.want != nil && !bytes.Equal(b, tc.want)) {
 			t.Fatalf("%s: %d, %d bytes, err %v", tc.path, resp.StatusCode, len(b), err)
 		}
+		// Every response says its length (net/http writes it for small
+		// bodies), none is chunked.
+		if len(resp.TransferEncoding) != 0 || resp.ContentLength != int64(len(b)) {
+			t.Errorf("%s: transfer-encoding %v, content-length %d for %d bytes", tc.path, resp.TransferEncoding, resp.ContentLength, len(b))
+		}
 		if resp.Header.Get("X-Request-Id") == "" {
 			t.Errorf("%s: no x-request-id", tc.path)
 		}
@@ -88,7 +102,7 @@ func TestResponsesLeaveInOneWrite(t *testing.T) {
 	if len(conns) != 1 {
 		t.Fatalf("%d connections, want 1", len(conns))
 	}
-	if got := conns[0].Sends(); got != 5 {
-		t.Errorf("writes reaching the socket = %d for 5 responses, want 5", got)
+	if got := conns[0].Sends(); got != 7 {
+		t.Errorf("writes reaching the socket = %d for 7 responses, want 7", got)
 	}
 }
