@@ -2,8 +2,9 @@ package analytics
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
+
+	"github.com/assetd/assetd/internal/jsonscan"
 )
 
 // ParseTrade decodes one JSON trade event and validates it. A decode
@@ -12,7 +13,7 @@ import (
 //
 // It decodes exactly as encoding/json would into a Trade: a hand-written
 // scanner reads the common shape (an object of the Trade's fields under
-// their exact names, plain printable-ASCII strings without escapes,
+// their exact names, ASCII strings without escapes or control characters,
 // numbers the field's type holds, unknown fields with scalar values)
 // without reflection, and any other input (escapes, non-ASCII, null for a
 // field, other spellings of a field's key, nested unknown values, syntax
@@ -113,20 +114,15 @@ func foldsToField(key []byte) bool {
 // result is what encoding/json produces: every input it accepts is valid
 // JSON decoding to the same Trade.
 func scanTrade(data []byte) (t Trade, ok bool) {
-	s := tradeScanner{b: data}
-	s.ws()
-	if !s.byte('{') {
+	s := tradeScanner{jsonscan.Scanner{B: data}}
+	if !s.Consume('{') {
 		return Trade{}, false
 	}
-	s.ws()
-	if s.byte('}') {
-		return t, s.end()
+	if s.Consume('}') {
+		return t, s.End()
 	}
 	for {
-		if !s.byte('"') {
-			return Trade{}, false
-		}
-		key, kok := s.rawString()
+		key, kok := s.str()
 		if !kok {
 			return Trade{}, false
 		}
@@ -134,96 +130,33 @@ func scanTrade(data []byte) (t Trade, ok bool) {
 		if f == fieldUnknown && foldsToField(key) {
 			return Trade{}, false // encoding/json matches keys case-insensitively
 		}
-		s.ws()
-		if !s.byte(':') {
+		if !s.Consume(':') || !s.value(&t, f) {
 			return Trade{}, false
 		}
-		s.ws()
-		if !s.value(&t, f) {
-			return Trade{}, false
-		}
-		s.ws()
-		if s.byte(',') {
-			s.ws()
+		if s.Consume(',') {
 			continue
 		}
-		if s.byte('}') {
-			return t, s.end()
+		if s.Consume('}') {
+			return t, s.End()
 		}
 		return Trade{}, false
 	}
 }
 
-// tradeScanner reads b from i.
-type tradeScanner struct {
-	b []byte
-	i int
-}
+// tradeScanner reads a trade's values: strings of the subset that are
+// ASCII (a non-ASCII key could fold to a field's name as encoding/json
+// folds keys, so the scanner leaves all of them to encoding/json).
+type tradeScanner struct{ jsonscan.Scanner }
 
-// ws skips JSON whitespace.
-func (s *tradeScanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-// byte consumes c if it is next.
-func (s *tradeScanner) byte(c byte) bool {
-	if s.i < len(s.b) && s.b[s.i] == c {
-		s.i++
-		return true
-	}
-	return false
-}
-
-// end reports whether only whitespace follows.
-func (s *tradeScanner) end() bool {
-	s.ws()
-	return s.i == len(s.b)
-}
-
-// rawString reads the rest of a string whose opening quote is consumed:
-// printable ASCII other than a backslash up to the closing quote (the
-// subset where the JSON string is its bytes).
-func (s *tradeScanner) rawString() ([]byte, bool) {
-	start := s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			s.i++
-			return s.b[start : s.i-1], true
-		case c < 0x20 || c > 0x7e || c == '\\':
-			return nil, false
-		}
-		s.i++
-	}
-	return nil, false
-}
-
-// str reads a string value.
-func (s *tradeScanner) str() (string, bool) {
-	if !s.byte('"') {
-		return "", false
-	}
-	raw, ok := s.rawString()
-	if !ok {
-		return "", false
-	}
-	return string(raw), true
+// str reads an ASCII string of the subset.
+func (s *tradeScanner) str() ([]byte, bool) {
+	b, ascii, ok := s.String()
+	return b, ok && ascii
 }
 
 // side reads a side value without allocating for the two valid ones.
 func (s *tradeScanner) side() (string, bool) {
-	if !s.byte('"') {
-		return "", false
-	}
-	raw, ok := s.rawString()
+	raw, ok := s.str()
 	if !ok {
 		return "", false
 	}
@@ -236,81 +169,13 @@ func (s *tradeScanner) side() (string, bool) {
 	return string(raw), true
 }
 
-// number reads a JSON number token (strict grammar: -?(0|[1-9][0-9]*)
-// (.[0-9]+)?([eE][+-]?[0-9]+)?) and reports whether it had a fraction or
-// exponent.
-func (s *tradeScanner) number() (tok []byte, frac bool, ok bool) {
-	start := s.i
-	s.byte('-')
-	switch {
-	case s.byte('0'):
-	case s.i < len(s.b) && s.b[s.i] >= '1' && s.b[s.i] <= '9':
-		s.digits()
-	default:
-		return nil, false, false
+// text reads a string value.
+func (s *tradeScanner) text(dst *string) bool {
+	b, ok := s.str()
+	if ok {
+		*dst = string(b)
 	}
-	if s.byte('.') {
-		frac = true
-		if s.digits() == 0 {
-			return nil, false, false
-		}
-	}
-	if s.byte('e') || s.byte('E') {
-		frac = true
-		if !s.byte('+') {
-			s.byte('-')
-		}
-		if s.digits() == 0 {
-			return nil, false, false
-		}
-	}
-	return s.b[start:s.i], frac, true
-}
-
-// digits consumes decimal digits and returns how many.
-func (s *tradeScanner) digits() int {
-	start := s.i
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		s.i++
-	}
-	return s.i - start
-}
-
-// int reads an integer number (encoding/json refuses a fraction or an
-// exponent, or a value out of range, for an int64 field: not in the
-// subset).
-func (s *tradeScanner) int() (int64, bool) {
-	tok, frac, ok := s.number()
-	if !ok || frac {
-		return 0, false
-	}
-	v, err := strconv.ParseInt(string(tok), 10, 64)
-	return v, err == nil
-}
-
-// float reads a number as encoding/json does for a float64 field
-// (strconv.ParseFloat; out of range is an error there: not in the subset).
-func (s *tradeScanner) float() (float64, bool) {
-	tok, _, ok := s.number()
-	if !ok {
-		return 0, false
-	}
-	v, err := strconv.ParseFloat(string(tok), 64)
-	return v, err == nil
-}
-
-// bool reads true or false.
-func (s *tradeScanner) bool() (bool, bool) {
-	rest := s.b[s.i:]
-	switch {
-	case len(rest) >= 4 && string(rest[:4]) == "true":
-		s.i += 4
-		return true, true
-	case len(rest) >= 5 && string(rest[:5]) == "false":
-		s.i += 5
-		return false, true
-	}
-	return false, false
+	return ok
 }
 
 // value reads field f's value into t. A following byte that cannot end a
@@ -319,31 +184,31 @@ func (s *tradeScanner) value(t *Trade, f int) bool {
 	var ok bool
 	switch f {
 	case fieldSignature:
-		t.Signature, ok = s.str()
+		ok = s.text(&t.Signature)
 	case fieldSlot:
-		t.Slot, ok = s.int()
+		t.Slot, ok = s.Int(64)
 	case fieldBlockTime:
-		t.BlockTime, ok = s.int()
+		t.BlockTime, ok = s.Int(64)
 	case fieldMint:
-		t.Mint, ok = s.str()
+		ok = s.text(&t.Mint)
 	case fieldSide:
 		t.Side, ok = s.side()
 	case fieldTokenAmount:
-		t.TokenAmount, ok = s.float()
+		t.TokenAmount, ok = s.Float()
 	case fieldUSDAmount:
-		t.USDAmount, ok = s.float()
+		t.USDAmount, ok = s.Float()
 	case fieldPriceUSD:
-		t.PriceUSD, ok = s.float()
+		t.PriceUSD, ok = s.Float()
 	case fieldWallet:
-		t.Wallet, ok = s.str()
+		ok = s.text(&t.Wallet)
 	case fieldVenue:
-		t.Venue, ok = s.str()
+		ok = s.text(&t.Venue)
 	case fieldFlowSource:
-		t.FlowSource, ok = s.str()
+		ok = s.text(&t.FlowSource)
 	case fieldFeeUSD:
-		t.FeeUSD, ok = s.float()
+		t.FeeUSD, ok = s.Float()
 	case fieldIsBot:
-		t.IsBot, ok = s.bool()
+		t.IsBot, ok = s.Bool()
 	case fieldUnknown:
 		ok = s.skip()
 	}
@@ -353,24 +218,16 @@ func (s *tradeScanner) value(t *Trade, f int) bool {
 // skip reads the value of an unknown field: a string, number, true,
 // false or null of the subset (an object or array is not in it).
 func (s *tradeScanner) skip() bool {
-	if s.i >= len(s.b) {
-		return false
-	}
-	switch s.b[s.i] {
+	switch s.Peek() {
 	case '"':
-		s.i++
-		_, ok := s.rawString()
+		_, ok := s.str()
 		return ok
 	case 't', 'f':
-		_, ok := s.bool()
+		_, ok := s.Bool()
 		return ok
 	case 'n':
-		if len(s.b)-s.i >= 4 && string(s.b[s.i:s.i+4]) == "null" {
-			s.i += 4
-			return true
-		}
-		return false
+		return s.Null()
 	}
-	_, _, ok := s.number()
+	_, _, ok := s.Number()
 	return ok
 }
