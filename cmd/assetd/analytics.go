@@ -84,7 +84,7 @@ func (f *demoFeed) step(now time.Time) analytics.IngestResult {
 	if f.stream == nil || !f.stream.Cursor().Equal(f.last) {
 		f.stream = f.world.TradeStream(f.last)
 	}
-	f.stream.Poll(registryMints(f.snap()), now, func(sim []demo.SimTrade) bool {
+	f.stream.Poll(f.snap().Mints(), now, func(sim []demo.SimTrade) bool {
 		if f.ctx != nil && f.ctx.Err() != nil {
 			return false
 		}

@@ -41,7 +41,7 @@ func TestDemoFeedBackfill(t *testing.T) {
 	start := time.Now()
 	f.last = now.Add(-span)
 	r := f.step(now)
-	t.Logf("backfill %s of %d mints: %+v in %s; engine %+v", span, len(registryMints(f.snap())), r, time.Since(start), f.eng.Stats())
+	t.Logf("backfill %s of %d mints: %+v in %s; engine %+v", span, len(f.snap().Mints()), r, time.Since(start), f.eng.Stats())
 	if r.Accepted == 0 || r.Rejected != 0 || r.Duplicates != 0 {
 		t.Fatalf("backfill: %+v", r)
 	}

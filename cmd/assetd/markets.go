@@ -215,19 +215,8 @@ func canonicalKeys(snap *registry.Snapshot) (coins, tickers, symbols []string) {
 
 // warm schedules every registry mint and canonical key.
 func (p *marketPipeline) warm(snap *registry.Snapshot) {
-	p.cache.Warm(registryMints(snap))
+	p.cache.Warm(snap.Mints())
 	p.cache.WarmCanonical(canonicalKeys(snap))
-}
-
-// registryMints lists every variant mint of a snapshot.
-func registryMints(snap *registry.Snapshot) []string {
-	var out []string
-	for _, a := range snap.Assets() {
-		for _, v := range a.Variants {
-			out = append(out, v.Mint)
-		}
-	}
-	return out
 }
 
 // setSnapshot follows a registry reload.
@@ -244,7 +233,7 @@ func (p *marketPipeline) warmup(ctx context.Context, snap *registry.Snapshot, d 
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	start := time.Now()
-	mints := registryMints(snap)
+	mints := snap.Mints()
 	p.warm(snap)
 	p.cache.Flush(ctx)
 	log.Info("market cache warmed", "mints", len(mints), "upstream_calls", p.cache.UpstreamCalls(),
@@ -262,7 +251,7 @@ func (p *marketPipeline) runWarmer(ctx context.Context, snap func() *registry.Sn
 			return
 		case <-t.C:
 			s := snap()
-			p.cache.LogCycle(log, registryMints(s))
+			p.cache.LogCycle(log, s.Mints())
 			p.warm(s)
 		}
 	}

@@ -70,7 +70,7 @@ func newReadiness(st pinger, cat *catalog.Catalog, mp *marketPipeline, min float
 		MinCoverage: min,
 	}
 	if mp.priced {
-		c.Coverage = func() (float64, map[string]float64) { return mp.cache.Coverage(registryMints(cat.Snapshot())) }
+		c.Coverage = func() (float64, map[string]float64) { return mp.cache.Coverage(cat.Snapshot().Mints()) }
 	}
 	return c
 }

@@ -399,7 +399,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		quoteBudget.Shared = redis.NewBucket(rc)
 	}
 	rec := usage.NewRecorder(st, log, usage.Options{Retention: cfg.usageRetention})
-	registerOpsMetrics(m, mp.cache, func() []string { return registryMints(cat.Snapshot()) }, rec)
+	registerOpsMetrics(m, mp.cache, func() []string { return cat.Snapshot().Mints() }, rec)
 	api := httpapi.New(httpapi.Deps{
 		Log: log, Metrics: m, Keys: keys, Limiter: limiter, Budget: budget, Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
 		Canonical: mp.cache, ExternalProvider: mp.external,

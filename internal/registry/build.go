@@ -87,6 +87,7 @@ func newSnapshot(m *merger, r *Report) (*Snapshot, error) {
 		byID:     make(map[string]*Asset, len(ids)),
 		mints:    make(map[string]mintEntry, nv),
 		variants: make(map[string]mintEntry, nv),
+		mintList: make([]string, 0, nv),
 		stats:    Stats{ByCategory: map[string]int{}, ByKind: map[string]int{}},
 	}
 	for i, id := range ids {
@@ -98,18 +99,22 @@ func newSnapshot(m *merger, r *Report) (*Snapshot, error) {
 		s.stats.ByCategory[a.Category]++
 		for j := range a.Variants {
 			v := &a.Variants[j]
-			e := mintEntry{asset: a, variant: v, lstIndex: m.lstMints[v.Mint]}
+			e := mintEntry{asset: uint32(i), variant: uint32(j)}
+			if m.lstMints[v.Mint] {
+				e.variant |= lstBit
+			}
 			if prev, dup := s.mints[v.Mint]; dup {
-				return nil, fmt.Errorf("internal error: mint %q in %q and %q after merge", v.Mint, prev.asset.AssetID, id)
+				return nil, fmt.Errorf("internal error: mint %q in %q and %q after merge", v.Mint, s.assets[prev.asset].AssetID, id)
 			}
 			if _, dup := s.variants[v.VariantID]; dup {
 				return nil, fmt.Errorf("internal error: variantId %q repeated after merge", v.VariantID)
 			}
 			s.mints[v.Mint] = e
 			s.variants[v.VariantID] = e
+			s.mintList = append(s.mintList, v.Mint)
 			s.stats.Variants++
 			s.stats.ByKind[v.Kind]++
-			if e.lstIndex {
+			if e.lstIndex() {
 				s.stats.LSTIndexVariants++
 			}
 		}

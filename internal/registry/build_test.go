@@ -321,3 +321,34 @@ func TestBuildDoesNotAliasInput(t *testing.T) {
 		t.Error("snapshot shares memory with the input document")
 	}
 }
+
+// Every variant is found by its mint and its variant id, as itself (the
+// packed asset and variant indexes point back at it), and Mints lists the
+// mints in asset order.
+func TestSnapshotLocatesEveryVariant(t *testing.T) {
+	lst := Document{LSTIndex: []Variant{{VariantID: "solana:" + mintMSOL, Mint: mintMSOL, Kind: asset.KindYield, Symbol: "mSOL"}}}
+	s, _ := mustBuild(t, fixtureDoc(), lst)
+	var want []string
+	for i := range s.Assets() {
+		a := &s.Assets()[i]
+		for j := range a.Variants {
+			v := &a.Variants[j]
+			want = append(want, v.Mint)
+			if ga, gv, ok := s.VariantByMint(v.Mint); !ok || ga != a || gv != v {
+				t.Errorf("VariantByMint(%s) = %v %v %v, want %s's variant %d", v.Mint, ga, gv, ok, a.AssetID, j)
+			}
+			if ga, gv, ok := s.Variant(v.VariantID); !ok || ga != a || gv != v {
+				t.Errorf("Variant(%s) = %v %v %v, want %s's variant %d", v.VariantID, ga, gv, ok, a.AssetID, j)
+			}
+		}
+	}
+	if diff := cmp.Diff(want, s.Mints()); diff != "" || len(want) != s.Stats().Variants {
+		t.Errorf("Mints (-want +got):\n%s", diff)
+	}
+	if a, v, ok := s.VariantByMint("none"); ok || a != nil || v != nil {
+		t.Errorf("VariantByMint(none) = %v %v %v", a, v, ok)
+	}
+	if !s.IsLSTIndexMint(mintMSOL) || s.IsLSTIndexMint(mintWSOL) {
+		t.Error("IsLSTIndexMint wrong")
+	}
+}

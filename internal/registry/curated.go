@@ -80,7 +80,7 @@ func buildCurated(merged map[string]*CuratedList, s *Snapshot, r *Report) curate
 			mem.Rank = i
 			resolved := SingletonAssetID(mem.Mint)
 			if e, ok := s.mints[mem.Mint]; ok {
-				resolved = e.asset.AssetID
+				resolved = s.assets[e.asset].AssetID
 			} else {
 				r.add(Issue{Kind: IssueCuratedUnknownMint, ListID: id, Mint: mem.Mint, Detail: "no asset lists the mint; it is served as " + resolved})
 			}

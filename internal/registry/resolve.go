@@ -71,10 +71,10 @@ func (s *Snapshot) Resolve(ref string) (Resolution, error) {
 	// for the base58 check.
 	if prefixed {
 		if e, ok := s.mints[rest]; ok {
-			return mintResolution(ref, rest, e, asset.ResolvedBySingletonMint), nil
+			return s.mintResolution(ref, rest, e, asset.ResolvedBySingletonMint), nil
 		}
 	} else if e, ok := s.mints[ref]; ok {
-		return mintResolution(ref, ref, e, asset.ResolvedByMint), nil
+		return s.mintResolution(ref, ref, e, asset.ResolvedByMint), nil
 	}
 	if prefixed && ValidMint(rest) {
 		return s.resolveMint(ref, rest, asset.ResolvedBySingletonMint), nil
@@ -113,7 +113,7 @@ func (s *Snapshot) ResolveMint(mint string) (Resolution, error) {
 // registry mint. When ref is "solana-<mint>" it doubles as the singleton id.
 func (s *Snapshot) resolveMint(ref, mint, knownBy string) Resolution {
 	if e, ok := s.mints[mint]; ok {
-		return mintResolution(ref, mint, e, knownBy)
+		return s.mintResolution(ref, mint, e, knownBy)
 	}
 	id := "" // newSingleton builds "solana-<mint>"
 	if ref != mint {
@@ -125,10 +125,11 @@ func (s *Snapshot) resolveMint(ref, mint, knownBy string) Resolution {
 
 // mintResolution describes a registry mint; LST index mints always resolve
 // with resolvedBy "lst_index".
-func mintResolution(ref, mint string, e mintEntry, knownBy string) Resolution {
+func (s *Snapshot) mintResolution(ref, mint string, e mintEntry, knownBy string) Resolution {
 	by := knownBy
-	if e.lstIndex {
+	if e.lstIndex() {
 		by = asset.ResolvedByLSTIndex
 	}
-	return Resolution{Ref: ref, AssetID: e.asset.AssetID, ResolvedBy: by, Mint: mint, Asset: e.asset, Variant: e.variant}
+	a, v := s.at(e)
+	return Resolution{Ref: ref, AssetID: a.AssetID, ResolvedBy: by, Mint: mint, Asset: a, Variant: v}
 }

@@ -8,16 +8,29 @@ type Snapshot struct {
 	byID     map[string]*Asset
 	mints    map[string]mintEntry // exact, case-sensitive
 	variants map[string]mintEntry // by VariantID, exact
+	mintList []string             // every variant mint, in asset order
 	aliases  map[string]aliasEntry
 	curated  curatedIndex
 	stats    Stats
 }
 
-// mintEntry locates a variant.
+// mintEntry locates a variant: the index of its asset in the Snapshot's
+// assets and its index in that asset's variants, with lstBit set when it
+// was attached from an LST index. Eight bytes rather than two pointers
+// and a flag: a large registry has two such maps of every variant.
 type mintEntry struct {
-	asset    *Asset
-	variant  *Variant
-	lstIndex bool // attached from an LST index
+	asset   uint32
+	variant uint32
+}
+
+const lstBit = 1 << 31
+
+func (e mintEntry) lstIndex() bool { return e.variant&lstBit != 0 }
+
+// at returns the asset and variant e locates.
+func (s *Snapshot) at(e mintEntry) (*Asset, *Variant) {
+	a := &s.assets[e.asset]
+	return a, &a.Variants[e.variant&^lstBit]
 }
 
 // Stats counts what a Snapshot holds.
@@ -43,18 +56,29 @@ func (s *Snapshot) Asset(id string) (*Asset, bool) {
 // and its asset.
 func (s *Snapshot) VariantByMint(mint string) (*Asset, *Variant, bool) {
 	e, ok := s.mints[mint]
-	return e.asset, e.variant, ok
+	if !ok {
+		return nil, nil, false
+	}
+	a, v := s.at(e)
+	return a, v, true
 }
 
 // Variant returns the variant with exactly this variant id and its asset.
 func (s *Snapshot) Variant(variantID string) (*Asset, *Variant, bool) {
 	e, ok := s.variants[variantID]
-	return e.asset, e.variant, ok
+	if !ok {
+		return nil, nil, false
+	}
+	a, v := s.at(e)
+	return a, v, true
 }
 
 // IsLSTIndexMint reports whether the mint was attached to "solana" from an
 // LST index (rather than listed by a registry asset).
-func (s *Snapshot) IsLSTIndexMint(mint string) bool { return s.mints[mint].lstIndex }
+func (s *Snapshot) IsLSTIndexMint(mint string) bool { return s.mints[mint].lstIndex() }
+
+// Mints returns every variant mint, in asset order (shared: read-only).
+func (s *Snapshot) Mints() []string { return s.mintList }
 
 // CuratedLists returns every curated list in UI order: "all", then majors,
 // lsts, currencies, rwas, etfs, metals, stocks. Lists no document defines
