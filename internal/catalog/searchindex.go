@@ -15,16 +15,19 @@ type searchIndex struct {
 	keys []keyRef
 	// gramAt maps each 2- and 3-byte substring of the keys to its number
 	// g; the assets (ascending, distinct) whose keys contain it are
-	// postings[offsets[g]:offsets[g+1]]. One array of every posting list
-	// rather than a slice per gram: no growth slack, no slice headers for
-	// the collector to scan (a 150k-asset registry has ~100k grams).
+	// postings[spans[g].start:spans[g].end], or, for a gram in more than
+	// maxPosting assets, not kept (a negative span). One array of every
+	// posting list rather than a slice per gram: no growth slack, no slice
+	// headers for the collector to scan.
 	gramAt   map[uint32]int32
-	offsets  []int32
+	spans    []span
 	postings []int32
 	// masks are per asset the characters its keys use (see charMask), a
 	// cheap pre-test when search has to walk assets in liquidity order.
 	masks []uint64
 }
+
+type span struct{ start, end int32 }
 
 type keyRef struct {
 	key   string
@@ -68,6 +71,13 @@ func assetGrams(am *assetModel, buf []uint32) []uint32 {
 	return slices.Compact(buf)
 }
 
+// maxPosting is the longest posting list kept. A longer one could never
+// be the list candidates starts from (it gives up past smallSet), only a
+// filter of a shorter one, and candidates may return a superset: leaving
+// it out costs a few more matchClass checks and saves most of the index
+// (gram lists of 150,000 synthetic assets: 7.5 M postings kept in full).
+const maxPosting = smallSet
+
 func buildSearchIndex(m *model) *searchIndex {
 	x := &searchIndex{gramAt: map[uint32]int32{}, masks: make([]uint64, len(m.assets))}
 	n := 0
@@ -76,7 +86,8 @@ func buildSearchIndex(m *model) *searchIndex {
 	}
 	x.keys = make([]keyRef, 0, n)
 	// Two passes over the grams: count each gram's assets, then place
-	// them, so every posting list is allocated once at its exact size.
+	// them, so every posting list kept is allocated once at its exact
+	// size.
 	var gs []uint32
 	var counts []int32
 	for i, am := range m.assets {
@@ -96,19 +107,24 @@ func buildSearchIndex(m *model) *searchIndex {
 			counts[at]++
 		}
 	}
-	x.offsets = make([]int32, len(counts)+1)
+	x.spans = make([]span, len(counts))
+	var kept int32
 	for g, c := range counts {
-		x.offsets[g+1] = x.offsets[g] + c
+		if c > maxPosting {
+			x.spans[g] = span{-1, -1} // common: not kept
+			continue
+		}
+		x.spans[g] = span{kept, kept} // end grows to start+c below
+		kept += c
 	}
-	x.postings = make([]int32, x.offsets[len(counts)])
-	next := counts[:0] // reused as each gram's next free slot
-	next = append(next, x.offsets[:len(counts)]...)
+	x.postings = make([]int32, kept)
 	for i, am := range m.assets {
 		gs = assetGrams(am, gs)
 		for _, g := range gs {
-			at := x.gramAt[g]
-			x.postings[next[at]] = int32(i)
-			next[at]++
+			if sp := &x.spans[x.gramAt[g]]; sp.start >= 0 {
+				x.postings[sp.end] = int32(i)
+				sp.end++
+			}
 		}
 	}
 	slices.SortFunc(x.keys, func(a, b keyRef) int {
@@ -138,14 +154,19 @@ func sortSearch(n int, f func(int) bool) int {
 	return i
 }
 
-// posting is the assets whose keys contain gram g (ascending), nil when
-// none do.
-func (x *searchIndex) posting(g uint32) []int32 {
+// posting is the assets whose keys contain gram g (ascending; nil when
+// none do), or common true when more than maxPosting do and the list is
+// not kept.
+func (x *searchIndex) posting(g uint32) (list []int32, common bool) {
 	at, ok := x.gramAt[g]
 	if !ok {
-		return nil
+		return nil, false
 	}
-	return x.postings[x.offsets[at]:x.offsets[at+1]:x.offsets[at+1]]
+	sp := x.spans[at]
+	if sp.start < 0 {
+		return nil, true
+	}
+	return x.postings[sp.start:sp.end:sp.end], false
 }
 
 // candidates returns the assets whose keys may contain q (a superset,
@@ -156,12 +177,20 @@ func (x *searchIndex) candidates(q string, limit int) (out []int32, ok bool) {
 		return nil, false
 	}
 	var lists [][]int32
+	add := func(g uint32) {
+		if l, common := x.posting(g); !common {
+			lists = append(lists, l)
+		}
+	}
 	if len(q) == 2 {
-		lists = append(lists, x.posting(gram2(q[0], q[1])))
+		add(gram2(q[0], q[1]))
 	} else {
 		for j := 0; j+2 < len(q); j++ {
-			lists = append(lists, x.posting(gram3(q[j], q[j+1], q[j+2])))
+			add(gram3(q[j], q[j+1], q[j+2]))
 		}
+	}
+	if len(lists) == 0 {
+		return nil, false // every gram of q is common
 	}
 	slices.SortFunc(lists, func(a, b []int32) int { return cmp.Compare(len(a), len(b)) })
 	if len(lists[0]) > limit {
