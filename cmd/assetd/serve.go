@@ -345,7 +345,16 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	cur = curator.New(curCfg)
 	// Its protected-claim index (seconds of work for a large registry) is
 	// built in the background; a curator search before it is done waits.
-	go cur.Refresh()
+	// Once it and the catalog's search index are built, start-up's
+	// garbage goes back to the system.
+	go func() {
+		cur.Refresh()
+		select {
+		case <-cat.SearchIndexBuilt():
+			releaseStartupMemory(log)
+		case <-ctx.Done():
+		}
+	}()
 	if trades != nil {
 		poller.On(storage.TopicTrades, func(ctx context.Context) error { _, err := trades.CatchUp(ctx); return err })
 	}

@@ -131,7 +131,7 @@ func (c *Catalog) Rebuild() {
 		c.log.Debug("catalog model rebuilt", "assets", len(m.assets), "took", time.Since(start))
 	}
 	if c.syncIndex || len(m.assets) <= syncIndexAssets {
-		m.indexes.search.Store(buildSearchIndex(m))
+		m.indexes.setSearch(buildSearchIndex(m))
 		return
 	}
 	// A large registry's search index is built off the caller's path
@@ -139,7 +139,7 @@ func (c *Catalog) Rebuild() {
 	// not wait for it.
 	go func() {
 		start := time.Now()
-		m.indexes.search.Store(buildSearchIndex(m))
+		m.indexes.setSearch(buildSearchIndex(m))
 		if c.log != nil {
 			c.log.Info("catalog search index built", "assets", len(m.assets), "took", time.Since(start).Round(time.Millisecond))
 		}
@@ -186,6 +186,11 @@ func (c *Catalog) Run(ctx context.Context, interval time.Duration) {
 }
 
 func (c *Catalog) model() *model { return c.cur.Load() }
+
+// SearchIndexBuilt is closed once the search index of the registry
+// structure served now is built (at once for a small registry; a large
+// one's is built in the background).
+func (c *Catalog) SearchIndexBuilt() <-chan struct{} { return c.model().indexes.built }
 
 // Version identifies the model currently served: it changes on every
 // rebuild and on every refresh that changed a view (never on an idle

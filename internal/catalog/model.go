@@ -157,6 +157,15 @@ type model struct {
 // after the model is served.
 type indexes struct {
 	search atomic.Pointer[searchIndex] // nil until built: search scans
+	built  chan struct{}               // closed once search is set
+}
+
+func newIndexes() *indexes { return &indexes{built: make(chan struct{})} }
+
+// setSearch installs the search index (once per indexes).
+func (x *indexes) setSearch(si *searchIndex) {
+	x.search.Store(si)
+	close(x.built)
 }
 
 const solanaAssetID = "solana"
@@ -184,7 +193,7 @@ func build(snap *registry.Snapshot, mr MarketReader, cr CanonicalReader, now tim
 		}
 	}
 	m.inputs = buildInputs(m)
-	m.indexes = &indexes{}
+	m.indexes = newIndexes()
 	m.byLiq = liquidityOrder(m, nil, nil)
 	return m
 }

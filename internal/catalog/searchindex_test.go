@@ -170,3 +170,31 @@ func TestSearchBlob(t *testing.T) {
 		})
 	}
 }
+
+// SearchIndexBuilt is closed once the index is there: at once up to
+// syncIndexAssets assets, after the background build past it.
+func TestSearchIndexBuilt(t *testing.T) {
+	small, err := syntheticSnap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(small, syntheticMarkets(small, "built"), func() time.Time { return testNow }, nil)
+	select {
+	case <-c.SearchIndexBuilt():
+	default:
+		t.Fatalf("%d assets: index not built by New", len(small.Assets()))
+	}
+	seed, err := registry.Seed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	large, _, err := registry.Build(seed, syntheticDoc(syncIndexAssets+1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = New(large, syntheticMarkets(large, "built"), func() time.Time { return testNow }, nil)
+	<-c.SearchIndexBuilt() // the test's deadline bounds a build that never ends
+	if c.model().indexes.search.Load() == nil {
+		t.Fatal("closed before the index was set")
+	}
+}
