@@ -137,7 +137,6 @@ type model struct {
 	version uint64
 	snap    *registry.Snapshot
 	assets  []*assetModel
-	byID    map[string]int
 	curated map[string]*curatedModel
 	// lists maps a curated-list member mint to the bit set of its static
 	// lists (bit i = asset.CuratedLists[i]).
@@ -175,9 +174,8 @@ func isLSTKind(kind string) bool { return kind == asset.KindYield || kind == ass
 // build computes the model from a snapshot and the market cache.
 func build(snap *registry.Snapshot, mr MarketReader, cr CanonicalReader, now time.Time, adv func(string) *asset.Advisory) *model {
 	all := snap.Assets()
-	m := &model{snap: snap, assets: make([]*assetModel, len(all)), byID: make(map[string]int, len(all)), builtAt: now}
+	m := &model{snap: snap, assets: make([]*assetModel, len(all)), builtAt: now}
 	for i := range all {
-		m.byID[all[i].AssetID] = i
 		m.assets[i] = newAssetModel(&all[i], snap, mr, cr, now, adv)
 	}
 	m.curated = buildCurated(m, snap)
@@ -409,7 +407,7 @@ func searchBlob(a *registry.Asset) string {
 // yield/LST set under the same floor and cap as the variants endpoint.
 func buildCurated(m *model, snap *registry.Snapshot) map[string]*curatedModel {
 	out := map[string]*curatedModel{}
-	solana, hasSolana := m.byID[solanaAssetID]
+	solana, hasSolana := snap.AssetIndex(solanaAssetID)
 	// The registry's "all" list keeps one member per asset (an asset-level
 	// list); its mint rows are every member of the other lists, so that
 	// list=all&groupBy=mint holds every curated mint.
@@ -457,7 +455,7 @@ func buildCurated(m *model, snap *registry.Snapshot) map[string]*curatedModel {
 			if !ok {
 				continue // the registry reports members it cannot place
 			}
-			ai := m.byID[a.AssetID]
+			ai, _ := snap.AssetIndex(a.AssetID)
 			if (l.ID == "lsts" || l.ID == registry.AllListID) && ai == solana && hasSolana && isLSTKind(variantKind(a, mem.Mint)) {
 				continue // replaced by the dynamic set below
 			}

@@ -27,7 +27,7 @@ func (c *Catalog) ResolveMint(mint string) (registry.Resolution, error) {
 // view is a resolved asset's model: the precomputed one, or one built on
 // the fly for a singleton.
 func (c *Catalog) view(m *model, res registry.Resolution) *assetModel {
-	if i, ok := m.byID[res.AssetID]; ok && !res.Singleton() {
+	if i, ok := m.snap.AssetIndex(res.AssetID); ok && !res.Singleton() {
 		return m.assets[i]
 	}
 	a := res.Asset

@@ -80,7 +80,7 @@ func (c *Catalog) Refresh() {
 		switch ch.Kind {
 		case market.ChangeMint:
 			if a, _, ok := old.snap.VariantByMint(ch.Key); ok {
-				if i, ok := old.byID[a.AssetID]; ok {
+				if i, ok := old.snap.AssetIndex(a.AssetID); ok {
 					dirty = append(dirty, int32(i))
 				}
 			}
@@ -141,7 +141,7 @@ func (c *Catalog) applyLocked(old *model, dirty []int32) {
 	if len(changed) == 0 {
 		return
 	}
-	m := &model{snap: old.snap, assets: slices.Clone(old.assets), byID: old.byID, lists: old.lists, builtAt: now,
+	m := &model{snap: old.snap, assets: slices.Clone(old.assets), lists: old.lists, builtAt: now,
 		inputs: old.inputs, indexes: old.indexes, byLiq: old.byLiq}
 	for k, i := range changed {
 		m.assets[i] = views[k]

@@ -84,7 +84,7 @@ func newSnapshot(m *merger, r *Report) (*Snapshot, error) {
 	}
 	s := &Snapshot{
 		assets:   make([]Asset, len(ids)),
-		byID:     make(map[string]*Asset, len(ids)),
+		byID:     make(map[string]int32, len(ids)),
 		mints:    make(map[string]mintEntry, nv),
 		variants: make(map[string]mintEntry, nv),
 		mintList: make([]string, 0, nv),
@@ -94,7 +94,7 @@ func newSnapshot(m *merger, r *Report) (*Snapshot, error) {
 		s.assets[i] = m.assets[id].asset
 		a := &s.assets[i]
 		normaliseAsset(a)
-		s.byID[id] = a
+		s.byID[id] = int32(i)
 		s.stats.Assets++
 		s.stats.ByCategory[a.Category]++
 		for j := range a.Variants {

@@ -322,15 +322,21 @@ func TestBuildDoesNotAliasInput(t *testing.T) {
 	}
 }
 
-// Every variant is found by its mint and its variant id, as itself (the
-// packed asset and variant indexes point back at it), and Mints lists the
-// mints in asset order.
+// Every asset is found by its id, every variant by its mint and its
+// variant id, as itself (the packed indexes point back at it), and Mints
+// lists the mints in asset order.
 func TestSnapshotLocatesEveryVariant(t *testing.T) {
 	lst := Document{LSTIndex: []Variant{{VariantID: "solana:" + mintMSOL, Mint: mintMSOL, Kind: asset.KindYield, Symbol: "mSOL"}}}
 	s, _ := mustBuild(t, fixtureDoc(), lst)
 	var want []string
 	for i := range s.Assets() {
 		a := &s.Assets()[i]
+		if got, ok := s.AssetIndex(a.AssetID); !ok || got != i {
+			t.Errorf("AssetIndex(%s) = %d %v, want %d", a.AssetID, got, ok, i)
+		}
+		if got, ok := s.Asset(a.AssetID); !ok || got != a {
+			t.Errorf("Asset(%s) = %p %v, want %p", a.AssetID, got, ok, a)
+		}
 		for j := range a.Variants {
 			v := &a.Variants[j]
 			want = append(want, v.Mint)
@@ -344,6 +350,9 @@ func TestSnapshotLocatesEveryVariant(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, s.Mints()); diff != "" || len(want) != s.Stats().Variants {
 		t.Errorf("Mints (-want +got):\n%s", diff)
+	}
+	if i, ok := s.AssetIndex("none"); ok || i != 0 {
+		t.Errorf("AssetIndex(none) = %d %v", i, ok)
 	}
 	if a, v, ok := s.VariantByMint("none"); ok || a != nil || v != nil {
 		t.Errorf("VariantByMint(none) = %v %v %v", a, v, ok)

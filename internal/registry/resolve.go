@@ -82,7 +82,8 @@ func (s *Snapshot) Resolve(ref string) (Resolution, error) {
 	if ValidMint(ref) {
 		return s.resolveMint(ref, ref, asset.ResolvedByMint), nil
 	}
-	if a, ok := s.byID[ref]; ok {
+	if i, ok := s.byID[ref]; ok {
+		a := &s.assets[i]
 		return Resolution{Ref: ref, AssetID: a.AssetID, ResolvedBy: asset.ResolvedByAssetID, Asset: a}, nil
 	}
 	if e, ok := lookupAlias(s.aliases, ref); ok {

@@ -5,7 +5,7 @@ package registry
 // snapshot without copying: callers must treat them as read-only.
 type Snapshot struct {
 	assets   []Asset // sorted by AssetID
-	byID     map[string]*Asset
+	byID     map[string]int32 // index in assets
 	mints    map[string]mintEntry // exact, case-sensitive
 	variants map[string]mintEntry // by VariantID, exact
 	mintList []string             // every variant mint, in asset order
@@ -48,8 +48,18 @@ func (s *Snapshot) Assets() []Asset { return s.assets }
 
 // Asset returns the asset with exactly this id.
 func (s *Snapshot) Asset(id string) (*Asset, bool) {
-	a, ok := s.byID[id]
-	return a, ok
+	i, ok := s.byID[id]
+	if !ok {
+		return nil, false
+	}
+	return &s.assets[i], true
+}
+
+// AssetIndex returns the index in Assets of the asset with exactly this
+// id.
+func (s *Snapshot) AssetIndex(id string) (int, bool) {
+	i, ok := s.byID[id]
+	return int(i), ok
 }
 
 // VariantByMint returns the variant with this mint (exact, case-sensitive)
