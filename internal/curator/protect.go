@@ -155,7 +155,12 @@ func derivative(kind string) bool {
 // derivative; and, for the identity kinds native, wrapped and bridged,
 // the asset symbol too (wSOL protects SOL).
 func ClaimedSymbols(a *registry.Asset, v *registry.Variant) []string {
-	var out []string
+	return appendClaimedSymbols(nil, a, v)
+}
+
+// appendClaimedSymbols appends the symbols v claims (ClaimedSymbols) to
+// out, at most two.
+func appendClaimedSymbols(out []string, a *registry.Asset, v *registry.Variant) []string {
 	if v.Symbol != "" {
 		out = append(out, v.Symbol)
 	}
