@@ -17,11 +17,12 @@ import (
 // syntheticSnapshot builds the seed plus a visibly synthetic registry of
 // n assets in the layout of bench/registrygen: syn-NNNNNN ids, symbols
 // SYNNNNNNN, names "Synthetic asset N", one native variant each and a
-// wrapped second variant with its own symbol and name on every tenth.
-func syntheticSnapshot(tb testing.TB, n int) *registry.Snapshot {
+// wrapped second variant with its own symbol and name on every tenth,
+// and the given curated lists.
+func syntheticSnapshot(tb testing.TB, n int, lists ...registry.CuratedList) *registry.Snapshot {
 	tb.Helper()
 	categories := []string{"crypto", "crypto", "crypto", "crypto", "stablecoin", "rwa", "equity", "etf"}
-	doc := registry.Document{Assets: make([]registry.Asset, 0, n)}
+	doc := registry.Document{Assets: make([]registry.Asset, 0, n), CuratedLists: lists}
 	for i := range n {
 		id := fmt.Sprintf("syn-%06d", i)
 		a := registry.Asset{AssetID: id, Name: fmt.Sprintf("Synthetic asset %d", i), Symbol: fmt.Sprintf("SYN%06d", i),
