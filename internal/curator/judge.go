@@ -226,6 +226,24 @@ func finite(p *float64) *float64 {
 func claimVerdicts(cands []Candidate, ks []keys, prot *Protected) []verdict {
 	out := make([]verdict, len(cands))
 	groups := map[string][]int{}
+	// The protector texts joined lately, reused: impostors of one symbol
+	// share its protector.
+	var recent [16]struct {
+		src source
+		by  string
+	}
+	next := 0
+	protector := func(s source) string {
+		for i := range min(next, len(recent)) {
+			if recent[i].src == s {
+				return recent[i].by
+			}
+		}
+		by := prot.protector(s)
+		recent[next%len(recent)].src, recent[next%len(recent)].by = s, by
+		next++
+		return by
+	}
 	for i := range cands {
 		c := &cands[i]
 		if prot.allowed(c.Mint) {
@@ -244,11 +262,11 @@ func claimVerdicts(cands []Candidate, ks []keys, prot *Protected) []verdict {
 			}
 			continue
 		}
-		if e.holds(c.Mint) {
-			out[i] = verdict{kind: VerdictProtectedHolder, protectedBy: e.by}
+		if prot.holds(e, c.Mint) {
+			out[i] = verdict{kind: VerdictProtectedHolder, protectedBy: protector(e.first)}
 			continue
 		}
-		out[i] = verdict{kind: claimant(c), protectedBy: e.by}
+		out[i] = verdict{kind: claimant(c), protectedBy: protector(e.first)}
 	}
 	for _, g := range groups {
 		if len(g) < 2 {

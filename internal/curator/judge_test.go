@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/tokenindex"
 )
 
@@ -40,9 +41,11 @@ func usdc() Candidate {
 
 // protectedUSDC protects USDC as the registry does.
 func protectedUSDC() *Protected {
-	p := newProtected(nil)
-	p.add(p.symbols, "USDC", usdcMint, label("registry:", "usdc"))
-	p.add(p.names, "USD Coin", usdcMint, label("registry:", "usdc"))
+	p := &Protected{assets: []registry.Asset{{AssetID: "usdc", Variants: []registry.Variant{{Mint: usdcMint}}}}}
+	syms, names := newClaimsBuilder(1), newClaimsBuilder(minNameKey)
+	p.add(syms, "USDC", source{kind: srcRegistry})
+	p.add(names, "USD Coin", source{kind: srcRegistry})
+	p.symbols, p.names = syms.build(), names.build()
 	return p
 }
 
@@ -253,25 +256,30 @@ func TestProtectedHolders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newProtected(nil)
+			p := &Protected{}
 			for i, m := range tt.add {
-				p.add(p.symbols, "SYN", m, label("registry:", fmt.Sprint("first-", i)))
+				p.assets = append(p.assets, registry.Asset{AssetID: fmt.Sprint("first-", i), Variants: []registry.Variant{{Mint: m}}})
 			}
+			b := newClaimsBuilder(1)
+			for i := range tt.add {
+				p.add(b, "SYN", source{kind: srcRegistry, i: uint32(i)})
+			}
+			p.symbols = b.build()
 			e, ok := p.symbol(tokenindex.CollisionKey(tokenindex.Key("SYN")))
-			if !ok || e.by != "registry:first-0" {
+			if !ok || p.protector(e.first) != "registry:first-0" {
 				t.Fatalf("entry %+v %v, want protected by the first protector", e, ok)
 			}
 			for _, m := range tt.holds {
-				if !e.holds(m) {
+				if !p.holds(e, m) {
 					t.Errorf("holds(%q) false", m)
 				}
 			}
 			for _, m := range tt.notHeld {
-				if e.holds(m) {
+				if p.holds(e, m) {
 					t.Errorf("holds(%q) true", m)
 				}
 			}
-			if n := e.holderCount(); n != len(tt.holds) {
+			if n := p.holderCount(e); n != len(tt.holds) {
 				t.Errorf("%d holders, want %d distinct", n, len(tt.holds))
 			}
 		})

@@ -1,7 +1,11 @@
 package curator
 
 import (
+	"hash/maphash"
+	"math"
+	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/registry"
@@ -12,20 +16,72 @@ import (
 // symbols (and names) claimed by registry variants, curated members and
 // coingecko-listed index tokens, with the mints that hold them, plus the
 // operator's allow-list of legitimate duplicates. Immutable once built.
+//
+// A large registry protects a few keys per variant, so an entry names its
+// first holder and protector by a source (indexes into the registry
+// snapshot or the token index the index was built from) rather than by
+// strings, and the protector's text is joined only when reported.
 type Protected struct {
-	symbols map[string]entry
-	names   map[string]entry
+	symbols claims
+	names   claims
+	others  []holders // further holders of entries (entry.others)
 	allow   map[string]bool
+
+	// What sources index: the snapshot's assets and curated lists and
+	// the token index.
+	assets []registry.Asset
+	lists  []registry.CuratedList
+	x      *tokenindex.Index
 }
 
-// entry is a protected key: its holders and its first protector. Most
-// keys have one holder, so the first is held inline and the rest, when
-// there are any, behind a pointer; a large registry has a few entries per
-// variant.
+// sourceKind is what protects a key.
+type sourceKind uint8
+
+const (
+	srcRegistry  sourceKind = iota + 1 // a registry variant: registry:<assetId>
+	srcCurated                         // a curated member no asset lists: curated:<list>
+	srcCoingecko                       // a coingecko-listed index token: coingecko:<id>
+)
+
+// source is a claim: who protects a key and the mint that holds it.
+type source struct {
+	kind sourceKind
+	i    uint32 // srcRegistry: asset index; srcCurated: list index; srcCoingecko: token id
+	j    uint32 // srcRegistry: variant index in the asset; srcCurated: member index in the list
+}
+
+// protector is the protector of s: registry:<assetId>, curated:<list> or
+// coingecko:<id>.
+func (p *Protected) protector(s source) string {
+	switch s.kind {
+	case srcRegistry:
+		return "registry:" + p.assets[s.i].AssetID
+	case srcCurated:
+		return "curated:" + p.lists[s.i].ID
+	case srcCoingecko:
+		return "coingecko:" + p.x.CoingeckoID(s.i)
+	}
+	panic("curator: protector of an unknown source kind")
+}
+
+// mint is the mint of the holder of s.
+func (p *Protected) mint(s source) string {
+	switch s.kind {
+	case srcRegistry:
+		return p.assets[s.i].Variants[s.j].Mint
+	case srcCurated:
+		return p.lists[s.i].Members[s.j].Mint
+	case srcCoingecko:
+		return p.x.Mint(s.i)
+	}
+	panic("curator: mint of an unknown source kind")
+}
+
+// entry is a protected key: its first claim (first holder and protector)
+// and, when more mints hold it, the rest. Most keys have one holder.
 type entry struct {
-	mint   string   // the first holder
-	others *holders // further holders, nil when none
-	by     string   // the first protector: registry:<assetId>, curated:<list> or coingecko:<id>
+	first  source
+	others uint32 // 1 + index in Protected.others; 0 when none
 }
 
 // holders are an entry's further holders.
@@ -39,45 +95,125 @@ type holders struct {
 // gets a set.
 const manyHolders = 16
 
-func (e *entry) holds(mint string) bool {
-	switch {
-	case e.mint == mint:
+func (p *Protected) holds(e *entry, mint string) bool {
+	if p.mint(e.first) == mint {
 		return true
-	case e.others == nil:
+	}
+	if e.others == 0 {
 		return false
-	case e.others.set != nil:
-		_, ok := e.others.set[mint]
+	}
+	h := &p.others[e.others-1]
+	if h.set != nil {
+		_, ok := h.set[mint]
 		return ok
 	}
-	return slices.Contains(e.others.more, mint)
+	return slices.Contains(h.more, mint)
 }
 
-// holderCount is the number of distinct holders.
-func (e *entry) holderCount() int {
-	if e.others == nil {
+// holderCount is the number of distinct holders of e.
+func (p *Protected) holderCount(e *entry) int {
+	if e.others == 0 {
 		return 1
 	}
-	return 1 + len(e.others.more)
+	return 1 + len(p.others[e.others-1].more)
 }
 
-func (p *Protected) symbol(key string) (entry, bool) {
-	if p == nil || key == "" {
-		return entry{}, false
+// claims are a key set's entries by collision key: an open-addressing
+// hash table of entry numbers over one string of every key. A key costs
+// its bytes, a 4-byte end offset, its 16-byte entry and two or so 4-byte
+// slots, with no pointer for the GC to follow; a map[string]entry costs
+// about four times that for 300,000 keys.
+type claims struct {
+	seed    maphash.Seed
+	text    string   // the keys in entry order
+	ends    []uint32 // ends[n] is where entry n's key ends in text; it starts where n-1's ends
+	entries []entry
+	slots   []uint32 // 1 + entry number, 0 when free; a power of two, at most half full
+}
+
+func (c *claims) key(n uint32) string {
+	start := uint32(0)
+	if n > 0 {
+		start = c.ends[n-1]
 	}
-	e, ok := p.symbols[key]
-	return e, ok
+	return c.text[start:c.ends[n]]
+}
+
+func (c *claims) get(key string) (*entry, bool) {
+	if len(c.slots) == 0 {
+		return nil, false
+	}
+	mask := uint64(len(c.slots) - 1)
+	for i := maphash.String(c.seed, key) & mask; ; i = (i + 1) & mask {
+		s := c.slots[i]
+		if s == 0 {
+			return nil, false
+		}
+		if c.key(s-1) == key {
+			return &c.entries[s-1], true
+		}
+	}
+}
+
+// claimsBuilder gathers a key set's entries; build freezes them.
+type claimsBuilder struct {
+	minKey  int // shorter keys are never looked up, so not kept
+	at      map[string]uint32
+	keys    []string
+	entries []entry
+}
+
+func newClaimsBuilder(minKey int) *claimsBuilder {
+	return &claimsBuilder{minKey: minKey, at: map[string]uint32{}}
+}
+
+func (b *claimsBuilder) build() claims {
+	size := 0
+	for _, k := range b.keys {
+		size += len(k)
+	}
+	if size > math.MaxUint32 || len(b.keys) >= math.MaxUint32/2 {
+		panic("curator: protected keys exceed the index's 32-bit offsets")
+	}
+	c := claims{seed: maphash.MakeSeed(), ends: make([]uint32, len(b.keys)), entries: slices.Clone(b.entries)}
+	var text strings.Builder
+	text.Grow(size)
+	for n, k := range b.keys {
+		text.WriteString(k)
+		c.ends[n] = uint32(text.Len())
+	}
+	c.text = text.String()
+	if len(b.keys) == 0 {
+		return c
+	}
+	c.slots = make([]uint32, max(8, 1<<bits.Len(uint(2*len(b.keys)-1))))
+	mask := uint64(len(c.slots) - 1)
+	for n, k := range b.keys {
+		i := maphash.String(c.seed, k) & mask
+		for c.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		c.slots[i] = uint32(n) + 1
+	}
+	return c
+}
+
+func (p *Protected) symbol(key string) (*entry, bool) {
+	if p == nil || key == "" {
+		return nil, false
+	}
+	return p.symbols.get(key)
 }
 
 // minNameKey is the shortest name collision key that protects (shorter
 // names are too generic to claim).
 const minNameKey = 4
 
-func (p *Protected) name(key string) (entry, bool) {
+func (p *Protected) name(key string) (*entry, bool) {
 	if p == nil || len(key) < minNameKey {
-		return entry{}, false
+		return nil, false
 	}
-	e, ok := p.names[key]
-	return e, ok
+	return p.names.get(key)
 }
 
 func (p *Protected) allowed(mint string) bool { return p != nil && p.allow[mint] }
@@ -87,7 +223,7 @@ func (p *Protected) Len() int {
 	if p == nil {
 		return 0
 	}
-	return len(p.symbols)
+	return len(p.symbols.entries)
 }
 
 // Protects reports whether a symbol is protected and by what.
@@ -96,48 +232,42 @@ func (p *Protected) Protects(symbol string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return e.by, true
+	return p.protector(e.first), true
 }
 
-// add records mint as a holder of raw's collision key in m; a new key is
-// protected by by() (called only then).
-func (p *Protected) add(m map[string]entry, raw, mint string, by func() string) {
+// add records the holder of src as a holder of raw's collision key in b;
+// src is the protector of a new key.
+func (p *Protected) add(b *claimsBuilder, raw string, src source) {
 	key := tokenindex.CollisionKey(tokenindex.Key(raw))
-	if key == "" {
+	if key == "" || len(key) < b.minKey {
 		return
 	}
-	e, ok := m[key]
-	switch {
-	case !ok:
-		m[key] = entry{mint: mint, by: by()}
+	n, ok := b.at[key]
+	if !ok {
+		b.at[key] = uint32(len(b.entries))
+		b.keys = append(b.keys, key)
+		b.entries = append(b.entries, entry{first: src})
 		return
-	case e.holds(mint):
-		return
-	case e.others == nil:
-		e.others = &holders{}
-		m[key] = e
 	}
-	h := e.others // shared with the map's copy of e
+	e := &b.entries[n]
+	mint := p.mint(src)
+	if p.holds(e, mint) {
+		return
+	}
+	if e.others == 0 {
+		p.others = append(p.others, holders{})
+		e.others = uint32(len(p.others))
+	}
+	h := &p.others[e.others-1]
 	h.more = append(h.more, mint)
 	if h.set != nil {
 		h.set[mint] = struct{}{}
 	} else if len(h.more) > manyHolders {
 		h.set = make(map[string]struct{}, 2*len(h.more))
-		h.set[e.mint] = struct{}{}
+		h.set[p.mint(e.first)] = struct{}{}
 		for _, o := range h.more {
 			h.set[o] = struct{}{}
 		}
-	}
-}
-
-// label returns a func giving prefix+id, joined once on first call.
-func label(prefix, id string) func() string {
-	var s string
-	return func() string {
-		if s == "" {
-			s = prefix + id
-		}
-		return s
 	}
 }
 
@@ -155,7 +285,12 @@ func derivative(kind string) bool {
 // derivative; and, for the identity kinds native, wrapped and bridged,
 // the asset symbol too (wSOL protects SOL).
 func ClaimedSymbols(a *registry.Asset, v *registry.Variant) []string {
-	var out []string
+	return appendClaimedSymbols(nil, a, v)
+}
+
+// appendClaimedSymbols appends the symbols v claims (ClaimedSymbols) to
+// out, at most two.
+func appendClaimedSymbols(out []string, a *registry.Asset, v *registry.Variant) []string {
 	if v.Symbol != "" {
 		out = append(out, v.Symbol)
 	}
@@ -166,53 +301,52 @@ func ClaimedSymbols(a *registry.Asset, v *registry.Variant) []string {
 	return out
 }
 
-func newProtected(allow map[string]bool) *Protected {
-	return &Protected{symbols: map[string]entry{}, names: map[string]entry{}, allow: allow}
-}
-
 // BuildProtected builds the index from the registry snapshot, the
 // coingecko-listed tokens of the token index (x may be nil) and the
-// allow-listed mints.
+// allow-listed mints. It refers to snap and x, which must not change.
 func BuildProtected(snap *registry.Snapshot, x *tokenindex.Index, allow map[string]bool) *Protected {
-	p := newProtected(allow)
+	p := &Protected{allow: allow, x: x}
+	syms, names := newClaimsBuilder(1), newClaimsBuilder(minNameKey)
 	if snap != nil {
-		for i := range snap.Assets() {
-			a := &snap.Assets()[i]
-			by := label("registry:", a.AssetID) // one string per asset
+		p.assets, p.lists = snap.Assets(), snap.CuratedLists()
+		var claimed []string
+		for i := range p.assets {
+			a := &p.assets[i]
 			for j := range a.Variants {
 				v := &a.Variants[j]
-				for _, s := range ClaimedSymbols(a, v) {
-					p.add(p.symbols, s, v.Mint, by)
+				src := source{kind: srcRegistry, i: uint32(i), j: uint32(j)}
+				claimed = appendClaimedSymbols(claimed[:0], a, v)
+				for _, s := range claimed {
+					p.add(syms, s, src)
 				}
 				if v.Name != "" {
-					p.add(p.names, v.Name, v.Mint, by)
+					p.add(names, v.Name, src)
 				}
 				if !derivative(v.Kind) && a.Name != "" {
-					p.add(p.names, a.Name, v.Mint, by)
+					p.add(names, a.Name, src)
 				}
 			}
 		}
 		// Curated members no asset lists claim their index symbol.
-		for _, l := range snap.CuratedLists() {
-			for _, m := range l.Members {
+		for i := range p.lists {
+			for j, m := range p.lists[i].Members {
 				if _, _, ok := snap.VariantByMint(m.Mint); ok {
 					continue
 				}
-				if t, ok := x.Get(m.Mint); ok {
-					p.add(p.symbols, t.Symbol, m.Mint, label("curated:", l.ID))
+				if id, ok := x.Lookup(m.Mint); ok {
+					p.add(syms, x.Symbol(id), source{kind: srcCurated, i: uint32(i), j: uint32(j)})
 				}
 			}
 		}
 	}
 	for id := 0; id < x.Len(); id++ {
-		cg := x.CoingeckoID(tokenindex.ID(id))
-		if cg == "" {
+		if x.CoingeckoID(tokenindex.ID(id)) == "" {
 			continue
 		}
-		mint := x.Mint(tokenindex.ID(id))
-		by := label("coingecko:", cg)
-		p.add(p.symbols, x.Symbol(tokenindex.ID(id)), mint, by)
-		p.add(p.names, x.Name(tokenindex.ID(id)), mint, by)
+		src := source{kind: srcCoingecko, i: uint32(id)}
+		p.add(syms, x.Symbol(tokenindex.ID(id)), src)
+		p.add(names, x.Name(tokenindex.ID(id)), src)
 	}
+	p.symbols, p.names = syms.build(), names.build()
 	return p
 }

@@ -105,16 +105,8 @@ type derived struct {
 	snap    *registry.Snapshot
 	idx     *tokenindex.Index
 	prot    *Protected
-	reg     []regEntry
+	reg     regKeys
 	curated map[string][]string // mint -> curated list ids (not "all")
-}
-
-type regEntry struct {
-	mint    string
-	symKeys []string // normalised claimed symbols
-	nameKey string
-	asset   *registry.Asset
-	variant *registry.Variant
 }
 
 // New returns a Service.
@@ -159,17 +151,7 @@ func (s *Service) current() *derived {
 	}
 	d := &derived{snap: snap, idx: idx, prot: BuildProtected(snap, idx, s.c.Allow), curated: map[string][]string{}}
 	if snap != nil {
-		for i := range snap.Assets() {
-			a := &snap.Assets()[i]
-			for j := range a.Variants {
-				v := &a.Variants[j]
-				e := regEntry{mint: v.Mint, nameKey: tokenindex.Key(cmp.Or(v.Name, a.Name)), asset: a, variant: v}
-				for _, sym := range ClaimedSymbols(a, v) {
-					e.symKeys = append(e.symKeys, tokenindex.Key(sym))
-				}
-				d.reg = append(d.reg, e)
-			}
-		}
+		d.reg = buildRegKeys(snap.Assets())
 		for _, l := range snap.CuratedLists() {
 			if l.ID == "all" {
 				continue
@@ -280,30 +262,127 @@ func (s *Service) Search(ctx context.Context, req Request) Response {
 		LatencyMs: math.Round(float64(s.c.Now().Sub(start).Microseconds())/10) / 100}
 }
 
+// regKeys are the search keys of the registry's variants, in snapshot
+// order (each asset's variants in turn): for each variant the keys of its
+// claimed symbols, then the key of its name (the asset's when it has
+// none). They are held in one string with 4-byte end offsets rather than
+// as a struct, a slice and strings per variant, which a large registry
+// pays for in memory and in GC marking.
+type regKeys struct {
+	text string   // every key, concatenated
+	ends []uint32 // ends[k] is where key k ends in text; it starts where key k-1 ends
+	nsym []uint8  // per variant, how many symbol keys precede its name key
+}
+
+// buildRegKeys returns the search keys of the variants of assets.
+func buildRegKeys(assets []registry.Asset) regKeys {
+	nv := 0
+	for i := range assets {
+		nv += len(assets[i].Variants)
+	}
+	r := regKeys{nsym: make([]uint8, 0, nv)}
+	keys := make([]string, 0, 2*nv) // the symbol keys are mostly the snapshot's own strings
+	size := 0
+	var claimed []string
+	for i := range assets {
+		a := &assets[i]
+		for j := range a.Variants {
+			v := &a.Variants[j]
+			claimed = appendClaimedSymbols(claimed[:0], a, v)
+			for _, sym := range claimed {
+				keys = append(keys, tokenindex.Key(sym))
+			}
+			keys = append(keys, tokenindex.Key(cmp.Or(v.Name, a.Name)))
+			r.nsym = append(r.nsym, uint8(len(claimed))) // at most two
+		}
+	}
+	for _, k := range keys {
+		size += len(k)
+	}
+	if size > math.MaxUint32 {
+		panic("curator: registry search keys exceed 4 GiB")
+	}
+	var b strings.Builder
+	b.Grow(size)
+	r.ends = make([]uint32, len(keys))
+	for k, key := range keys {
+		b.WriteString(key)
+		r.ends[k] = uint32(b.Len())
+	}
+	r.text = b.String()
+	return r
+}
+
+// key returns key k.
+func (r *regKeys) key(k int) string {
+	start := uint32(0)
+	if k > 0 {
+		start = r.ends[k-1]
+	}
+	return r.text[start:r.ends[k]]
+}
+
+// rank is how a variant whose keys start at key k matches the normalised
+// query q (not a mint): 0 for a symbol or the name equal to q, 1 for a
+// symbol starting with q, 2 for a name containing q, -1 for no match. It
+// returns the first key of the next variant too.
+func (r *regKeys) rank(v, k int, q string) (rank, next int) {
+	syms, name := k, k+int(r.nsym[v])
+	next = name + 1
+	nameKey := r.key(name)
+	for s := syms; s < name; s++ {
+		if r.key(s) == q {
+			return 0, next
+		}
+	}
+	if nameKey == q {
+		return 0, next
+	}
+	if len(q) >= 2 {
+		for s := syms; s < name; s++ {
+			if strings.HasPrefix(r.key(s), q) {
+				return 1, next
+			}
+		}
+	}
+	if len(q) >= 3 && strings.Contains(nameKey, q) {
+		return 2, next
+	}
+	return -1, next
+}
+
 func (s *Service) fromRegistry(g *gather, in Interpretation) {
-	q := in.NormalizedQuery
+	snap := g.d.snap
+	if snap == nil {
+		return
+	}
+	add := func(a *registry.Asset, v *registry.Variant) {
+		g.add(v.Mint, cmp.Or(v.Symbol, a.Symbol), cmp.Or(v.Name, a.Name))
+	}
+	if in.Intent == IntentMint {
+		// A snapshot holds every variant's mint once, in its mint index.
+		if a, v, ok := snap.VariantByMint(in.NormalizedQuery); ok {
+			add(a, v)
+		}
+		return
+	}
 	type hit struct {
-		e    *regEntry
-		rank int
+		v     *registry.Variant
+		asset int32 // index in snap.Assets()
+		rank  int32
 	}
 	var hits []hit
-	for i := range g.d.reg {
-		e := &g.d.reg[i]
-		rank := -1
-		switch {
-		case in.Intent == IntentMint:
-			if e.mint == q {
-				rank = 0
+	assets := snap.Assets()
+	v, k := 0, 0 // the variant and its first key in g.d.reg
+	for i := range assets {
+		a := &assets[i]
+		for j := range a.Variants {
+			var rank int
+			rank, k = g.d.reg.rank(v, k, in.NormalizedQuery)
+			v++
+			if rank >= 0 {
+				hits = append(hits, hit{&a.Variants[j], int32(i), int32(rank)})
 			}
-		case slices.Contains(e.symKeys, q) || e.nameKey == q:
-			rank = 0
-		case len(q) >= 2 && slices.ContainsFunc(e.symKeys, func(k string) bool { return strings.HasPrefix(k, q) }):
-			rank = 1
-		case len(q) >= 3 && strings.Contains(e.nameKey, q):
-			rank = 2
-		}
-		if rank >= 0 {
-			hits = append(hits, hit{e, rank})
 		}
 	}
 	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(a.rank, b.rank) })
@@ -311,7 +390,7 @@ func (s *Service) fromRegistry(g *gather, in Interpretation) {
 		if i == maxRegistryCandidates {
 			break
 		}
-		g.add(h.e.mint, cmp.Or(h.e.variant.Symbol, h.e.asset.Symbol), cmp.Or(h.e.variant.Name, h.e.asset.Name))
+		add(&assets[h.asset], h.v)
 	}
 }
 
