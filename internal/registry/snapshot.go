@@ -4,8 +4,8 @@ package registry
 // concurrent use. Accessors return pointers and slices that point into the
 // snapshot without copying: callers must treat them as read-only.
 type Snapshot struct {
-	assets   []Asset // sorted by AssetID
-	byID     map[string]int32 // index in assets
+	assets   []Asset              // sorted by AssetID
+	byID     map[string]int32     // index in assets
 	mints    map[string]mintEntry // exact, case-sensitive
 	variants map[string]mintEntry // by VariantID, exact
 	mintList []string             // every variant mint, in asset order
