@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -13,11 +14,14 @@ import (
 )
 
 // The Variant object is encoded into every search, curated, variants and
-// detail body. These tests pin its encoding to that of legacyVariant, the
-// flat struct catalog.Variant was (every registry string copied into the
-// view), byte for byte: field names, order, omitempty, `tags` always
-// present, derived tiers, registry-only fields (decimals, logoUri) absent,
-// and encoding/json's string escaping.
+// detail body. The model keeps a variantModel per variant (a pointer to
+// the registry variant plus what the catalog derives) and makes Variant
+// views from it on use; these tests pin the views' encoding, byte for
+// byte, to that of legacyVariant filled the way the model filled each
+// variant's view before (every registry string copied at build): field
+// names, order, omitempty, `tags` always present, tiers derived from the
+// market, registry-only fields (decimals, logoUri) absent, and
+// encoding/json's string escaping.
 
 // legacyVariant is the former definition of Variant, tags included.
 type legacyVariant struct {
@@ -39,29 +43,57 @@ type legacyVariant struct {
 	PreIPO           *PreIPOBlock            `json:"preIpo,omitempty"`
 }
 
-// legacyOf is v as the former view held it: the registry's strings, the
-// derived tiers, tags never nil.
-func legacyOf(v *Variant) *legacyVariant {
-	if v == nil {
-		return nil
+// legacyFrom is the former view of registry variant rv, filled as the
+// former variantView did: rv's strings, tags never nil, the tier derived
+// from the market liquidity else rv's stored hint (tier3 when none). The
+// market data, advisory and preIpo block (the catalog's inputs) are v's.
+func legacyFrom(rv *registry.Variant, v *Variant) *legacyVariant {
+	tier := rv.LiquidityTier
+	if tier == "" {
+		tier = asset.Tier3
 	}
-	tags := v.Tags
+	if v.Market != nil && v.Market.Liquidity != nil {
+		tier = asset.LiquidityTier(v.Market.Liquidity)
+	}
+	tags := rv.Tags
 	if tags == nil {
 		tags = []string{}
 	}
-	return &legacyVariant{VariantID: v.VariantID, Mint: v.Mint, Kind: v.Kind, LiquidityTier: v.LiquidityTier, TrustTier: v.TrustTier,
-		Tags: tags, Issuer: v.Issuer, IssuerURL: v.IssuerURL, Label: v.Label, StockVariantTier: v.StockVariantTier,
-		Symbol: v.Symbol, Name: v.Name, Market: v.Market, ExecutionQuality: v.ExecutionQuality, Advisory: v.Advisory, PreIPO: v.PreIPO}
+	return &legacyVariant{VariantID: rv.VariantID, Mint: rv.Mint, Kind: rv.Kind, LiquidityTier: tier, TrustTier: tier,
+		Tags: tags, Issuer: rv.Issuer, IssuerURL: rv.IssuerURL, Label: rv.Label, StockVariantTier: rv.StockVariantTier,
+		Symbol: rv.Symbol, Name: rv.Name, Market: v.Market, ExecutionQuality: v.ExecutionQuality, Advisory: v.Advisory, PreIPO: v.PreIPO}
+}
+
+// registryVariants finds registry variants by variant id.
+type registryVariants map[string]*registry.Variant
+
+func (reg registryVariants) add(a *registry.Asset) {
+	for i := range a.Variants {
+		reg[a.Variants[i].VariantID] = &a.Variants[i]
+	}
+}
+
+// legacyOf is the former view of the registry variant v views.
+func (reg registryVariants) legacyOf(t *testing.T, v *Variant) *legacyVariant {
+	t.Helper()
+	if v == nil {
+		return nil
+	}
+	rv, ok := reg[v.VariantID]
+	if !ok {
+		t.Fatalf("variant %q is not in the registry", v.VariantID)
+	}
+	return legacyFrom(rv, v)
 }
 
 // legacyList converts a variant list, nil and empty kept apart.
-func legacyList(vs []*Variant) []*legacyVariant {
+func (reg registryVariants) legacyList(t *testing.T, vs []*Variant) []*legacyVariant {
 	if vs == nil {
 		return nil
 	}
 	out := make([]*legacyVariant, len(vs))
 	for i, v := range vs {
-		out[i] = legacyOf(v)
+		out[i] = reg.legacyOf(t, v)
 	}
 	return out
 }
@@ -103,26 +135,26 @@ type legacyDetail struct {
 	VariantGroups          legacyGroups   `json:"variantGroups"`
 }
 
-func legacyRows(rows []Row) []legacyRow {
+func (reg registryVariants) legacyRows(t *testing.T, rows []Row) []legacyRow {
 	if rows == nil {
 		return nil
 	}
 	out := make([]legacyRow, len(rows))
 	for i, r := range rows {
 		out[i] = legacyRow{AssetID: r.AssetID, Name: r.Name, Symbol: r.Symbol, Category: r.Category, ImageURL: r.ImageURL,
-			Stats: r.Stats, PrimaryVariant: legacyOf(r.PrimaryVariant), Variants: legacyList(r.Variants)}
+			Stats: r.Stats, PrimaryVariant: reg.legacyOf(t, r.PrimaryVariant), Variants: reg.legacyList(t, r.Variants)}
 	}
 	return out
 }
 
-func legacyDetailOf(d *Detail) *legacyDetail {
+func (reg registryVariants) legacyDetail(t *testing.T, d *Detail) *legacyDetail {
 	g := d.VariantGroups
+	l := func(vs []*Variant) []*legacyVariant { return reg.legacyList(t, vs) }
 	return &legacyDetail{AssetID: d.AssetID, Name: d.Name, Symbol: d.Symbol, Category: d.Category, Aliases: d.Aliases,
 		ImageURL: d.ImageURL, Stats: d.Stats, PrimaryVariantStrategy: d.PrimaryVariantStrategy,
-		PrimaryVariant: legacyOf(d.PrimaryVariant), CanonicalMarket: d.CanonicalMarket,
-		VariantGroups: legacyGroups{Spot: legacyList(g.Spot), LST: legacyList(g.LST), Yield: legacyList(g.Yield),
-			ETF: legacyList(g.ETF), Leveraged: legacyList(g.Leveraged), Basket: legacyList(g.Basket),
-			TokenizedEquity: legacyList(g.TokenizedEquity)}}
+		PrimaryVariant: reg.legacyOf(t, d.PrimaryVariant), CanonicalMarket: d.CanonicalMarket,
+		VariantGroups: legacyGroups{Spot: l(g.Spot), LST: l(g.LST), Yield: l(g.Yield), ETF: l(g.ETF), Leveraged: l(g.Leveraged),
+			Basket: l(g.Basket), TokenizedEquity: l(g.TokenizedEquity)}}
 }
 
 // sameJSON fails t unless got and want encode to the same bytes, with
@@ -181,9 +213,11 @@ func TestVariantEncodingInViews(t *testing.T) {
 	for _, salt := range []string{"", "golden"} {
 		c := goldenCatalog(t, salt)
 		snap := c.Snapshot()
+		reg := registryVariants{}
 		refs := []string{mintOf("singleton"), mintOf("singleton 2")}
-		for _, a := range snap.Assets() {
+		for i, a := range snap.Assets() {
 			refs = append(refs, a.AssetID)
+			reg.add(&snap.Assets()[i])
 		}
 		preIPO := 0
 		for _, ref := range refs {
@@ -191,13 +225,16 @@ func TestVariantEncodingInViews(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if res.Singleton() {
+				reg.add(res.Asset)
+			}
 			for _, s := range asset.Strategies {
 				for _, all := range []bool{false, true} {
 					d, err := c.Detail(res, DetailOptions{Strategy: s, VariantsAll: all})
 					if err != nil {
 						t.Fatal(err)
 					}
-					want := legacyDetailOf(d.Asset)
+					want := reg.legacyDetail(t, d.Asset)
 					sameJSON(t, "detail "+ref+" "+s, d.Asset, want)
 					if w, _ := json.Marshal(want); d.AssetJSON != nil && !bytes.Equal(d.AssetJSON, w) {
 						t.Fatalf("detail %s %s: cached encoding changed\n got %s\nwant %s", ref, s, d.AssetJSON, w)
@@ -211,7 +248,7 @@ func TestVariantEncodingInViews(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					sameJSON(t, "variants "+ref+" "+s, vs, legacyList(vs))
+					sameJSON(t, "variants "+ref+" "+s, vs, reg.legacyList(t, vs))
 				}
 			}
 			r := c.ResolvedBody(res)
@@ -225,7 +262,7 @@ func TestVariantEncodingInViews(t *testing.T) {
 						}
 					}
 				}
-				l := legacyOf(v)
+				l := reg.legacyOf(t, v)
 				sameJSON(t, "resolve "+ref, r.Variant, &ResolveVariant{Mint: l.Mint, Chain: "solana", Kind: l.Kind, LiquidityTier: l.LiquidityTier,
 					TrustTier: l.TrustTier, Tags: l.Tags, Issuer: l.Issuer, IssuerURL: l.IssuerURL, Label: l.Label, Advisory: l.Advisory})
 			}
@@ -245,7 +282,7 @@ func TestVariantEncodingInViews(t *testing.T) {
 					if !ok {
 						t.Fatalf("curated %s: unknown list", list)
 					}
-					sameJSON(t, "curated "+list, rows, legacyRows(rows))
+					sameJSON(t, "curated "+list, rows, reg.legacyRows(t, rows))
 				}
 			}
 		}
@@ -253,7 +290,7 @@ func TestVariantEncodingInViews(t *testing.T) {
 			for _, s := range asset.Strategies {
 				for _, all := range []bool{false, true} {
 					rows := c.Search(SearchOptions{Query: q, Limit: 50, Strategy: s, VariantsAll: all})
-					sameJSON(t, "search "+q, rows, legacyRows(rows))
+					sameJSON(t, "search "+q, rows, reg.legacyRows(t, rows))
 				}
 			}
 		}
@@ -325,17 +362,20 @@ func TestVariantEncodingEdgeCases(t *testing.T) {
 	)
 	pre := &PreIPOBlock{Symbol: "SYN<&>", MarkPriceUSD: fp(200), MarkValuationUSD: fp(4e11), ImpliedValuationUSD: fp(5e11), PremiumToMarkPercent: fp(25), LastFetchedAt: 7}
 	var all []*Variant
+	var srcs []*registry.Variant // the registry variant of each view
 	for i := range cases {
 		for _, extra := range []struct {
 			adv *asset.Advisory
 			pre *PreIPOBlock
 		}{{}, {&asset.Advisory{Status: "blocked", Reason: "<reason> & \u2028", URL: &url, Since: 9}, nil}, {nil, pre}, {&asset.Advisory{Status: "warning"}, pre}} {
-			v := variantView(&cases[i], mr)
-			v.Advisory, v.PreIPO = extra.adv, extra.pre
-			l := legacyOf(&v)
+			vm := newVariantModel(&cases[i], mr)
+			vm.advisory, vm.preIPO = extra.adv, extra.pre
+			v := new(Variant)
+			vm.view(v)
+			l := legacyFrom(&cases[i], v)
 			what := cases[i].VariantID
-			sameJSON(t, what+" (pointer)", &v, l)
-			sameJSON(t, what+" (value)", v, *l)
+			sameJSON(t, what+" (pointer)", v, l)
+			sameJSON(t, what+" (value)", *v, *l)
 			// Decoding a response into a Variant (as the HTTP tests do)
 			// gives what decoding it into the legacy type gave.
 			enc, _ := json.Marshal(l)
@@ -348,17 +388,27 @@ func TestVariantEncodingEdgeCases(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameJSON(t, what+" (decoded)", &back, &lback)
-			all = append(all, &v)
+			all = append(all, v)
+			srcs = append(srcs, &cases[i])
 		}
+	}
+	// Views in rows and groups, keyed by variant id (the view of each
+	// case with its variant id made unique).
+	reg := registryVariants{}
+	for i, v := range all {
+		rv := *srcs[i]
+		rv.VariantID = fmt.Sprintf("%s#%d", rv.VariantID, i)
+		v.VariantID = rv.VariantID
+		reg[rv.VariantID] = &rv
 	}
 	// In views: rows with and without variants, null primaries, groups.
 	rows := []Row{{AssetID: "a", Category: "crypto", PrimaryVariant: all[0], Variants: all},
 		{AssetID: "b", Category: "crypto", PrimaryVariant: nil, Variants: []*Variant{}},
 		{AssetID: "c", Category: "crypto", PrimaryVariant: all[len(all)-1]}}
-	sameJSON(t, "rows", rows, legacyRows(rows))
+	sameJSON(t, "rows", rows, reg.legacyRows(t, rows))
 	d := &Detail{AssetID: "d", Category: "crypto", Aliases: []string{}, PrimaryVariant: all[1],
 		VariantGroups: Groups{Spot: all[:3], LST: []*Variant{}, Yield: nil, ETF: all[3:4], Leveraged: []*Variant{}, Basket: all, TokenizedEquity: []*Variant{}}}
-	sameJSON(t, "detail", d, legacyDetailOf(d))
+	sameJSON(t, "detail", d, reg.legacyDetail(t, d))
 }
 
 // TestVariantEncodingLiteral pins one encoding literally, so a reader sees
@@ -368,7 +418,9 @@ func TestVariantEncodingLiteral(t *testing.T) {
 	rv := registry.Variant{VariantID: "syn:native", Mint: "m1", Kind: asset.KindNative, LiquidityTier: asset.Tier2, TrustTier: asset.Tier2,
 		Issuer: "A & B <Issuer>", Label: "line\u2028sep", Symbol: "SYN", Decimals: &dec, LogoURI: "https://example.test/l.png"}
 	mr := &mapMarkets{markets: map[string]*asset.Market{"m1": {Liquidity: fp(5e7)}}}
-	v := variantView(&rv, mr)
+	vm := newVariantModel(&rv, mr)
+	var v Variant
+	vm.view(&v)
 	got, err := json.Marshal(&v)
 	if err != nil {
 		t.Fatal(err)
