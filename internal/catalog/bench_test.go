@@ -9,8 +9,9 @@ import (
 	"github.com/assetd/assetd/internal/registry"
 )
 
-// Benchmarks of the read model alone (no HTTP, no JSON encoding of the
-// response) over the seed registry with synthetic markets.
+// Benchmarks of the read model alone (no HTTP; no JSON encoding of the
+// response but in BenchmarkEncode) over the seed registry with synthetic
+// markets.
 
 func BenchmarkRebuild(b *testing.B) {
 	c, _ := newSeedCatalog(b, "")
