@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -8,8 +9,9 @@ import (
 	"github.com/assetd/assetd/internal/registry"
 )
 
-// Benchmarks of the read model alone (no HTTP, no JSON encoding of the
-// response) over the seed registry with synthetic markets.
+// Benchmarks of the read model alone (no HTTP; no JSON encoding of the
+// response but in BenchmarkEncode) over the seed registry with synthetic
+// markets.
 
 func BenchmarkRebuild(b *testing.B) {
 	c, _ := newSeedCatalog(b, "")
@@ -98,6 +100,39 @@ func BenchmarkSearchLarge(b *testing.B) {
 		b.Run("scan/"+q, func(b *testing.B) {
 			for b.Loop() {
 				scanSearch(m, q, "", 20)
+			}
+		})
+	}
+}
+
+// BenchmarkEncode encodes views that hold many variants, as the HTTP
+// layer does once per model version (curated bodies, details) or per
+// request (search, variants).
+func BenchmarkEncode(b *testing.B) {
+	c, _ := newSeedCatalog(b, "")
+	rows, _ := c.Curated(CuratedOptions{List: "all", VariantsAll: true, AllVariants: true})
+	res, err := c.Resolve("solana")
+	if err != nil {
+		b.Fatal(err)
+	}
+	variants, err := c.Variants(res, VariantFilter{All: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := c.Detail(res, DetailOptions{VariantsAll: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		v    any
+	}{{"curated-variants", rows}, {"solana-variants", variants}, {"solana-detail", d.Asset}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := json.Marshal(bc.v); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

@@ -119,20 +119,20 @@ func applyCanonical(am *assetModel, a *registry.Asset, cr CanonicalReader, now t
 		if fresh && positive(mk.MarkPriceUSD) {
 			for i := range am.variants {
 				v := &am.variants[i]
-				if v.Market == nil || !positive(v.Market.Price) {
+				if v.market == nil || !positive(v.market.Price) {
 					continue
 				}
-				implied, prem := stats.PreIPO(v.Market.Price, mk.MarkPriceUSD, mk.MarkValuationUSD)
-				v.PreIPO = &PreIPOBlock{Symbol: a.PreIPO.Symbol, MarkPriceUSD: stats.Finite(mk.MarkPriceUSD), MarkValuationUSD: stats.Finite(mk.MarkValuationUSD),
+				implied, prem := stats.PreIPO(v.market.Price, mk.MarkPriceUSD, mk.MarkValuationUSD)
+				v.preIPO = &PreIPOBlock{Symbol: a.PreIPO.Symbol, MarkPriceUSD: stats.Finite(mk.MarkPriceUSD), MarkValuationUSD: stats.Finite(mk.MarkValuationUSD),
 					ImpliedValuationUSD: implied, PremiumToMarkPercent: prem, LastFetchedAt: at.UnixMilli()}
 			}
 			mint := a.PreIPO.Mint
 			if mint == "" && am.primary[0] >= 0 {
-				mint = am.variants[am.primary[0]].Mint
+				mint = am.variants[am.primary[0]].rv.Mint
 			}
 			var basis *float64
-			if i := variantIndex(a, mint); i >= 0 && am.variants[i].Market != nil && positive(am.variants[i].Market.Price) {
-				basis = stats.Finite(am.variants[i].Market.Price)
+			if i := variantIndex(a, mint); i >= 0 && am.variants[i].market != nil && positive(am.variants[i].market.Price) {
+				basis = stats.Finite(am.variants[i].market.Price)
 			} else if positive(mk.TokenPriceUSD) {
 				basis = stats.Finite(mk.TokenPriceUSD)
 			}

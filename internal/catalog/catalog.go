@@ -161,7 +161,7 @@ func (c *Catalog) AdvisoriesChanged() {
 	var dirty []int32
 	for i, am := range old.assets {
 		for j := range am.variants {
-			if !reflect.DeepEqual(am.variants[j].Advisory, c.advisory(am.variants[j].Mint)) {
+			if !reflect.DeepEqual(am.variants[j].advisory, c.advisory(am.variants[j].rv.Mint)) {
 				dirty = append(dirty, int32(i))
 				break
 			}

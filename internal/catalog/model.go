@@ -52,7 +52,7 @@ func strategyIndex(s string) int {
 // variant orders, cached details) is behind a pointer.
 type assetModel struct {
 	a        *registry.Asset
-	variants []Variant // parallel to a.Variants
+	variants []variantModel // parallel to a.Variants
 	// primary is the index into variants per strategy (-1: none).
 	primary [3]int32
 	// live is set when the view holds market-derived data (a variant
@@ -202,13 +202,28 @@ func newAssetModel(a *registry.Asset, snap *registry.Snapshot, mr MarketReader, 
 	buildAsset(am, a, snap, mr, cr, now)
 	for j := range am.variants {
 		v := &am.variants[j]
-		v.Advisory = adv(v.Mint)
+		v.advisory = adv(v.rv.Mint)
 	}
 	return am
 }
 
-// variantView builds the view of one variant from the market cache.
-func variantView(v *registry.Variant, mr MarketReader) Variant {
+// variantModel is the model of one variant: its registry variant and what
+// the catalog derives for it. A large registry has one per variant, so it
+// holds no copy of the registry's strings: Variant views are made from it
+// on use (see view), for a response or a cached detail.
+type variantModel struct {
+	rv *registry.Variant // in the snapshot, which is immutable
+	// tier is the liquidityTier and trustTier of the view: from the market
+	// liquidity when it is known, else the registry's stored hint.
+	tier     string
+	market   *asset.Market
+	quality  *asset.ExecutionQuality
+	advisory *asset.Advisory // nil when the mint is not flagged
+	preIPO   *PreIPOBlock
+}
+
+// newVariantModel derives the model of one variant from the market cache.
+func newVariantModel(v *registry.Variant, mr MarketReader) variantModel {
 	mk := mr.Market(v.Mint)
 	tier := v.LiquidityTier
 	if tier == "" {
@@ -217,29 +232,39 @@ func variantView(v *registry.Variant, mr MarketReader) Variant {
 	if mk != nil && mk.Liquidity != nil {
 		tier = asset.LiquidityTier(mk.Liquidity)
 	}
-	tags := v.Tags
-	if tags == nil {
-		tags = []string{}
+	return variantModel{rv: v, tier: tier, market: mk, quality: mr.ExecutionQuality(v.Mint)}
+}
+
+// view writes the Variant view of vm into v. Every field is assigned, one
+// by one: a composite literal is built aside and copied in with a bulk
+// write barrier, which made building rows 2-3x slower while the GC runs.
+func (vm *variantModel) view(v *Variant) {
+	rv := vm.rv
+	v.VariantID, v.Mint, v.Kind = rv.VariantID, rv.Mint, rv.Kind
+	v.LiquidityTier, v.TrustTier = vm.tier, vm.tier
+	v.Tags = rv.Tags
+	if v.Tags == nil {
+		v.Tags = []string{}
 	}
-	return Variant{VariantID: v.VariantID, Mint: v.Mint, Kind: v.Kind, LiquidityTier: tier, TrustTier: tier, Tags: tags,
-		Issuer: v.Issuer, IssuerURL: v.IssuerURL, Label: v.Label, StockVariantTier: v.StockVariantTier,
-		Symbol: v.Symbol, Name: v.Name, Market: mk, ExecutionQuality: mr.ExecutionQuality(v.Mint)}
+	v.Issuer, v.IssuerURL, v.Label, v.StockVariantTier = rv.Issuer, rv.IssuerURL, rv.Label, rv.StockVariantTier
+	v.Symbol, v.Name = rv.Symbol, rv.Name
+	v.Market, v.ExecutionQuality, v.Advisory, v.PreIPO = vm.market, vm.quality, vm.advisory, vm.preIPO
 }
 
 func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr MarketReader, cr CanonicalReader, now time.Time) {
 	am.a = a
 	n := len(a.Variants)
-	am.variants = make([]Variant, n)
+	am.variants = make([]variantModel, n)
 	cands := make([]ranking.Candidate, n)
 	for i := range a.Variants {
 		v := &a.Variants[i]
-		am.variants[i] = variantView(v, mr)
+		am.variants[i] = newVariantModel(v, mr)
 		rank := 0
 		if r, ok := snap.CuratedRank(v.Mint); ok {
 			rank = r + 1
 		}
 		cands[i] = ranking.Candidate{Mint: v.Mint, Kind: v.Kind, StockVariantTier: v.StockVariantTier,
-			Market: am.variants[i].Market, Quality: am.variants[i].ExecutionQuality, CuratedRank: rank}
+			Market: am.variants[i].market, Quality: am.variants[i].quality, CuratedRank: rank}
 	}
 	for si, s := range asset.Strategies {
 		p, _ := ranking.SelectPrimary(cands, s, a.Category, now)
@@ -254,7 +279,7 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 	}
 	in = in[:n]
 	for i := range a.Variants {
-		in[i] = stats.Input{Kind: a.Variants[i].Kind, Market: am.variants[i].Market, Volume30dUSD: mr.Volume30d(a.Variants[i].Mint)}
+		in[i] = stats.Input{Kind: a.Variants[i].Kind, Market: am.variants[i].market, Volume30dUSD: mr.Volume30d(a.Variants[i].Mint)}
 	}
 	if st := stats.Aggregate(in, int(am.primary[0])); !stats.IsEmpty(st) {
 		am.stats = &st
@@ -281,7 +306,7 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 		}
 		for i := range rows {
 			rows[i] = ranking.Row{Index: i, Mint: a.Variants[i].Mint, StockVariantTier: a.Variants[i].StockVariantTier,
-				Market: am.variants[i].Market, Quality: am.variants[i].ExecutionQuality}
+				Market: am.variants[i].market, Quality: am.variants[i].quality}
 		}
 		ranking.SortVariants(rows, s)
 		ord := make([]int, n)
@@ -294,7 +319,7 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 		var lst []ranking.Row
 		for i := range a.Variants {
 			if isLSTKind(a.Variants[i].Kind) {
-				lst = append(lst, ranking.Row{Index: i, Mint: a.Variants[i].Mint, Market: am.variants[i].Market})
+				lst = append(lst, ranking.Row{Index: i, Mint: a.Variants[i].Mint, Market: am.variants[i].market})
 			}
 		}
 		am.lstCapped = make([]bool, n)
@@ -308,7 +333,7 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 	am.blob = searchBlob(a)
 	am.live = am.stats != nil || am.canonical != nil
 	for i := range am.variants {
-		if am.variants[i].Market != nil || am.variants[i].ExecutionQuality != nil || am.variants[i].PreIPO != nil {
+		if v := &am.variants[i]; v.market != nil || v.quality != nil || v.preIPO != nil {
 			am.live = true
 		}
 	}
@@ -321,16 +346,27 @@ var singleOrders = &[3][]int{{0}, {0}, {0}}
 // groups returns the variant groups of the asset detail and the variants
 // by liquidity desc, for a variantsMode (0 default, 1 all). Computed on
 // use (details are cached; rows with variants go into cached bodies)
-// rather than held per asset.
+// rather than held per asset; the views of one call share one allocation.
 func (am *assetModel) groups(mode int) (Groups, []*Variant) {
 	g := Groups{Spot: []*Variant{}, LST: []*Variant{}, Yield: []*Variant{}, ETF: []*Variant{}, Leveraged: []*Variant{},
 		Basket: []*Variant{}, TokenizedEquity: []*Variant{}}
-	byLiq := make([]*Variant, 0, len(am.order[0]))
+	n := len(am.order[0])
+	if mode == 0 && am.lstCapped != nil {
+		n = 0
+		for _, i := range am.order[0] {
+			if !am.capped(i) {
+				n++
+			}
+		}
+	}
+	views := make([]Variant, n)
+	byLiq := make([]*Variant, 0, n)
 	for _, i := range am.order[0] {
 		if mode == 0 && am.capped(i) {
 			continue
 		}
-		v := &am.variants[i]
+		v := &views[len(byLiq)]
+		am.variants[i].view(v)
 		byLiq = append(byLiq, v)
 		switch v.Kind {
 		case asset.KindLST:
@@ -352,21 +388,24 @@ func (am *assetModel) groups(mode int) (Groups, []*Variant) {
 	return g, byLiq
 }
 
-// row is the asset row for a strategy (without variants).
-func (am *assetModel) row(si int) Row {
+// row is the asset row without its primary variant and variants.
+func (am *assetModel) row() Row {
 	a := am.a
-	return Row{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, ImageURL: am.image,
-		Stats: am.stats, PrimaryVariant: am.primaryView(si)}
+	return Row{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, ImageURL: am.image, Stats: am.stats}
 }
 
 // capped reports whether variant i is hidden by the default LST floor/cap.
 func (am *assetModel) capped(i int) bool { return am.lstCapped != nil && am.lstCapped[i] }
 
-func (am *assetModel) primaryView(si int) *Variant {
-	if p := am.primary[si]; p >= 0 {
-		return &am.variants[p]
+// primaryView writes the view of the primary variant for a strategy into
+// v and returns v, or returns nil when the asset has no primary.
+func (am *assetModel) primaryView(si int, v *Variant) *Variant {
+	p := am.primary[si]
+	if p < 0 {
+		return nil
 	}
-	return nil
+	am.variants[p].view(v)
+	return v
 }
 
 // searchBlob joins the strings a search matches against, lower-cased,

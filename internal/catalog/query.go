@@ -45,7 +45,7 @@ func (c *Catalog) view(m *model, res registry.Resolution) *assetModel {
 	am := &assetModel{ephemeral: true}
 	buildAsset(am, a, m.snap, c.markets, NoCanonical{}, c.now()) // singletons have no canonical keys
 	for j := range am.variants {
-		am.variants[j].Advisory = c.advisory(am.variants[j].Mint)
+		am.variants[j].advisory = c.advisory(am.variants[j].rv.Mint)
 	}
 	return am
 }
@@ -71,11 +71,13 @@ func (c *Catalog) ResolvedBody(res registry.Resolution) Resolved {
 	if res.Mint != "" {
 		out.Mint = &res.Mint
 	}
+	var vb Variant
 	var v *Variant
 	if res.Mint != "" {
-		v = &am.variants[variantIndex(a, res.Mint)]
+		am.variants[variantIndex(a, res.Mint)].view(&vb)
+		v = &vb
 	} else {
-		v = am.primaryView(0)
+		v = am.primaryView(0, &vb)
 	}
 	if v != nil {
 		out.Variant = &ResolveVariant{Mint: v.Mint, Chain: "solana", Kind: v.Kind, LiquidityTier: v.LiquidityTier,
@@ -178,7 +180,7 @@ func (am *assetModel) newDetailView(si, mode int) *detailView {
 	a := am.a
 	groups, _ := am.groups(mode)
 	d := &Detail{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, Aliases: a.Aliases,
-		ImageURL: am.image, Stats: am.stats, PrimaryVariantStrategy: asset.Strategies[si], PrimaryVariant: am.primaryView(si),
+		ImageURL: am.image, Stats: am.stats, PrimaryVariantStrategy: asset.Strategies[si], PrimaryVariant: am.primaryView(si, new(Variant)),
 		CanonicalMarket: am.canonical, VariantGroups: groups}
 	if d.Aliases == nil {
 		d.Aliases = []string{}
@@ -216,17 +218,24 @@ func (c *Catalog) Variants(res registry.Resolution, f VariantFilter) ([]*Variant
 	if f.Mint != "" && !hasMint(am.a, f.Mint) {
 		return nil, ErrNotVariant
 	}
-	out := []*Variant{}
+	var buf [32]int
+	keep := buf[:0]
 	for _, i := range am.order[strategyIndex(f.SortBy)] {
-		v := &am.variants[i]
-		if !f.All && am.capped(i) && v.Mint != f.Mint {
+		vm := &am.variants[i]
+		if !f.All && am.capped(i) && vm.rv.Mint != f.Mint {
 			continue
 		}
-		if f.Kind != "" && v.Kind != f.Kind || f.LiquidityTier != "" && v.LiquidityTier != f.LiquidityTier ||
-			f.StockVariantTier != "" && v.StockVariantTier != f.StockVariantTier {
+		if f.Kind != "" && vm.rv.Kind != f.Kind || f.LiquidityTier != "" && vm.tier != f.LiquidityTier ||
+			f.StockVariantTier != "" && vm.rv.StockVariantTier != f.StockVariantTier {
 			continue
 		}
-		out = append(out, v)
+		keep = append(keep, i)
+	}
+	views := make([]Variant, len(keep))
+	out := make([]*Variant, len(keep))
+	for j, i := range keep {
+		am.variants[i].view(&views[j])
+		out[j] = &views[j]
 	}
 	return out, nil
 }
@@ -267,12 +276,13 @@ func (c *Catalog) Search(o SearchOptions) []Row {
 		if o.Category != "" && am.a.Category != o.Category {
 			return []Row{}
 		}
-		return []Row{c.row(am, si, o.VariantsAll, 0)}
+		return []Row{c.row(am, si, o.VariantsAll, 0, new(Variant))}
 	}
 	hits := m.searchAssets(strings.ToLower(q), o.Category, o.Limit)
 	out := make([]Row, len(hits), max(o.Limit, len(hits)))
+	prims := make([]Variant, len(hits))
 	for j, h := range hits {
-		out[j] = c.row(m.assets[h.asset], si, o.VariantsAll, 0)
+		out[j] = c.row(m.assets[h.asset], si, o.VariantsAll, 0, &prims[j])
 	}
 	// Then singleton tokens of the token index (category crypto).
 	if o.Category == "" || o.Category == singletonCategory {
@@ -285,9 +295,10 @@ func (c *Catalog) Search(o SearchOptions) []Row {
 const singletonCategory = "crypto"
 
 // row is an asset row; with variants, every (default-filtered) variant by
-// liquidity desc.
-func (c *Catalog) row(am *assetModel, si int, variants bool, mode int) Row {
-	r := am.row(si)
+// liquidity desc. The view of the primary variant is written into prim.
+func (c *Catalog) row(am *assetModel, si int, variants bool, mode int, prim *Variant) Row {
+	r := am.row()
+	r.PrimaryVariant = am.primaryView(si, prim)
 	if variants {
 		_, r.Variants = am.groups(mode)
 	}
@@ -319,16 +330,19 @@ func (c *Catalog) Curated(o CuratedOptions) ([]Row, bool) {
 	if o.ByMint {
 		rows := cm.mints[mode]
 		out := make([]Row, len(rows))
+		views := make([]Variant, len(rows))
 		for j, r := range rows {
 			am := m.assets[r.asset]
-			out[j] = am.row(si)
-			out[j].PrimaryVariant = &am.variants[r.variant]
+			am.variants[r.variant].view(&views[j])
+			out[j] = am.row()
+			out[j].PrimaryVariant = &views[j]
 		}
 		return out, true
 	}
 	out := make([]Row, len(cm.assets))
+	prims := make([]Variant, len(cm.assets))
 	for j, ai := range cm.assets {
-		out[j] = c.row(m.assets[ai], si, o.VariantsAll, mode)
+		out[j] = c.row(m.assets[ai], si, o.VariantsAll, mode, &prims[j])
 	}
 	return out, true
 }
@@ -352,7 +366,7 @@ func Categories() []string { return asset.Categories }
 // asset has none).
 func (c *Catalog) Primary(res registry.Resolution, strategy string) *Variant {
 	m := c.model()
-	return c.view(m, res).primaryView(strategyIndex(strategy))
+	return c.view(m, res).primaryView(strategyIndex(strategy), new(Variant))
 }
 
 // HasVariant reports whether mint is a variant of the resolved asset.

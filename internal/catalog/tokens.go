@@ -83,7 +83,7 @@ func (c *Catalog) searchSingletons(m *model, q string, si int, variants bool, n 
 		if err != nil {
 			continue
 		}
-		out = append(out, c.row(c.view(m, res), si, variants, 0))
+		out = append(out, c.row(c.view(m, res), si, variants, 0, new(Variant)))
 	}
 	return out
 }

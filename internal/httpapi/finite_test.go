@@ -11,6 +11,7 @@ import (
 
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/chart"
 	"github.com/assetd/assetd/internal/market"
 )
@@ -45,7 +46,19 @@ func finiteSamples() map[string]any {
 		"empty envelope": envelope{Error: envelopeBody{Tag: "T", Message: "m"}},
 		"float32":        []float32{0.1, 3},
 		"pointer":        &struct{ A *int }{},
+		"catalog rows":   catalogRows(fptr(2e6)),
 	}
+}
+
+// catalogRows are curated rows whose variants have a market of the given
+// liquidity.
+func catalogRows(liquidity *float64) any {
+	v := &catalog.Variant{VariantID: "syn:native", Mint: "m1", Kind: asset.KindNative, LiquidityTier: asset.Tier2, TrustTier: asset.Tier2,
+		Tags: []string{"<fiat>"}, Issuer: "A & B", Symbol: "SYN", Market: &asset.Market{Price: fptr(1), Liquidity: liquidity}}
+	w := &catalog.Variant{VariantID: "syn:wrapped", Mint: "m2", Kind: asset.KindWrapped, LiquidityTier: asset.Tier3, TrustTier: asset.Tier3, Tags: []string{}}
+	return struct {
+		Rows []catalog.Row `json:"rows"`
+	}{[]catalog.Row{{AssetID: "syn", Category: "crypto", PrimaryVariant: v, Variants: []*catalog.Variant{v, w}}}}
 }
 
 // TestEncodeFiniteMatchesEncodingJSON: on finite values the fallback
@@ -82,6 +95,7 @@ func TestEncodeFiniteNulls(t *testing.T) {
 		}{[]chart.Candle{{Candle: market.Candle{Time: 1, Open: 1}}, {Candle: market.Candle{Time: 2, Volume: math.Inf(1)}}}}, `{"time":2,"open":0,"high":0,"low":0,"close":0,"volume":null}`, "rows[1].volume"},
 		{"NaN in a map", map[string]float64{"a": 1, "b": math.NaN()}, `{"a":1,"b":null}`, "b"},
 		{"-Inf top level", math.Inf(-1), "null", "(body)"},
+		{"catalog variant market", catalogRows(fptr(math.NaN())), `"market":{"price":1,"liquidity":null,`, "rows[0].primaryVariant.market.liquidity"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,5 +171,22 @@ func TestIngestRejectsAbsurdValues(t *testing.T) {
 	r = h.get(t, "/v1/assets/"+crypto.AssetID+"/ohlcv")
 	if r.status != 200 || strings.Contains(r.raw, `"volume":null`) {
 		t.Fatalf("ohlcv after the absurd trades: %d %s", r.status, r.raw)
+	}
+}
+
+// TestEncodeFiniteCatalogVariant: a NaN in a catalog variant's market is
+// written as the null an absent value gives, the rest of the body as
+// encoding/json writes it.
+func TestEncodeFiniteCatalogVariant(t *testing.T) {
+	var want, got bytes.Buffer
+	if err := json.NewEncoder(&want).Encode(catalogRows(nil)); err != nil {
+		t.Fatal(err)
+	}
+	first, err := encodeInto(&got, catalogRows(fptr(math.NaN())))
+	if err != nil || first != "rows[0].primaryVariant.market.liquidity" {
+		t.Fatalf("encodeInto: first %q, %v", first, err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("got  %s\nwant %s", got.String(), want.String())
 	}
 }
