@@ -50,7 +50,7 @@ func TestSourceProtectorAndMint(t *testing.T) {
 
 func TestClaims(t *testing.T) {
 	empty := newClaimsBuilder(1).build()
-	if _, ok := empty.get("X"); ok {
+	if _, ok := empty.Get("X"); ok {
 		t.Fatal("an empty key set finds a key")
 	}
 	p := &Protected{}
@@ -62,20 +62,20 @@ func TestClaims(t *testing.T) {
 	}
 	p.add(b, "abc", source{kind: srcRegistry}) // shorter than minNameKey: never looked up
 	c := b.build()
-	if len(c.entries) != n || len(c.slots) < 2*n || len(c.slots)&(len(c.slots)-1) != 0 {
-		t.Fatalf("%d entries in %d slots, want %d in a power of two of at least twice that", len(c.entries), len(c.slots), n)
+	if c.Len() != n {
+		t.Fatalf("%d entries, want %d", c.Len(), n)
 	}
 	for i := range n {
 		key := tokenindex.CollisionKey(tokenindex.Key(fmt.Sprintf("Name %d", i)))
-		e, ok := c.get(key)
+		e, ok := c.Get(key)
 		if !ok || e.first.i != uint32(i) {
 			t.Fatalf("get(%q) = %+v, %v; want the entry of asset %d", key, e, ok, i)
 		}
-		if _, ok := c.get(key + "X"); ok {
+		if _, ok := c.Get(key + "X"); ok {
 			t.Fatalf("get(%q) finds an absent key", key+"X")
 		}
 	}
-	if _, ok := c.get("ABC"); ok {
+	if _, ok := c.Get("ABC"); ok {
 		t.Error("a key shorter than the builder's minimum was kept")
 	}
 }
@@ -176,11 +176,11 @@ func TestBuildProtectedMatchesReference(t *testing.T) {
 	check := func(what string, c *claims, ref map[string]*refClaim, minKey int) {
 		t.Helper()
 		got := map[string]bool{}
-		for n := range c.entries {
-			key := c.key(uint32(n))
+		for n := range c.Len() {
+			key := c.Key(n)
 			got[key] = true
-			e, ok := c.get(key)
-			if !ok || e != &c.entries[n] {
+			e, ok := c.Get(key)
+			if !ok || e != c.Value(n) {
 				t.Fatalf("%s %q: get finds %p %v, want entry %d", what, key, e, ok, n)
 			}
 			r, ok := ref[key]
@@ -215,7 +215,7 @@ func TestBuildProtectedMatchesReference(t *testing.T) {
 		t.Errorf("%d keys with several holders, %d curated members no asset lists; the test data should have both", len(p.others), curatedOnly)
 	}
 	t.Logf("%d symbols, %d names, %d with several holders, %d curated members no asset lists",
-		len(p.symbols.entries), len(p.names.entries), len(p.others), curatedOnly)
+		p.symbols.Len(), p.names.Len(), len(p.others), curatedOnly)
 }
 
 // TestClaimVerdictProtectors: each candidate is reported with its own

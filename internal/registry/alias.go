@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/assetd/assetd/internal/strtab"
 )
 
 // Alias tiers: when several assets claim one alias key, the lowest tier wins,
@@ -40,6 +42,10 @@ func tierName(t uint8) string {
 // resolvedBy "lst_index"). Four bytes rather than a pointer and a flag:
 // a large registry has several keys per asset.
 type aliasEntry uint32
+
+// aliasIndex maps alias keys to their entries: a large registry has
+// several hundred thousand keys, held without a pointer each (strtab).
+type aliasIndex = strtab.Table[aliasEntry]
 
 func (e aliasEntry) asset() int     { return int(e >> 1) }
 func (e aliasEntry) lstIndex() bool { return e&1 != 0 }
@@ -110,7 +116,7 @@ func claims(a *Asset, lstMints map[string]bool, supplemental bool) iter.Seq[clai
 // buildAliasIndex indexes the alias keys of assets (sorted by id) and
 // reports every key that more than one asset claims. supplemental holds the
 // ids of assets from supplemental documents.
-func buildAliasIndex(assets []Asset, lstMints, supplemental map[string]bool, r *Report) map[string]aliasEntry {
+func buildAliasIndex(assets []Asset, lstMints, supplemental map[string]bool, r *Report) aliasIndex {
 	// While building, an entry holds the winning asset and its tier
 	// (asset<<3 | tier); candidates lists, in claim order, every asset
 	// claiming a key more than one asset claims.
@@ -118,16 +124,16 @@ func buildAliasIndex(assets []Asset, lstMints, supplemental map[string]bool, r *
 	for i := range assets {
 		n += 2 + 2*len(assets[i].Variants) + len(assets[i].Aliases)
 	}
-	index := make(map[string]aliasEntry, n)
+	index := strtab.NewBuilder[aliasEntry](n)
 	candidates := map[string][]int{}
 	for i := range assets {
 		for c := range claims(&assets[i], lstMints, supplemental[assets[i].AssetID]) {
-			e, ok := index[c.key]
-			if !ok {
-				index[c.key] = aliasEntry(i<<3) | aliasEntry(c.tier)
+			e, added := index.Add(c.key)
+			if added {
+				*e = aliasEntry(i<<3) | aliasEntry(c.tier)
 				continue
 			}
-			cur, tier := int(e>>3), uint8(e&7)
+			cur, tier := int(*e>>3), uint8(*e&7)
 			cs, multi := candidates[c.key]
 			switch {
 			case !multi && cur != i:
@@ -139,12 +145,13 @@ func buildAliasIndex(assets []Asset, lstMints, supplemental map[string]bool, r *
 			// Assets arrive in id order, so on equal tiers the earlier
 			// (smaller id) asset stays.
 			if c.tier < tier {
-				index[c.key] = aliasEntry(i<<3) | aliasEntry(c.tier)
+				*e = aliasEntry(i<<3) | aliasEntry(c.tier)
 			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(candidates)) {
-		e := index[k]
+		p, _ := index.Add(k) // present
+		e := *p
 		win, tier := int(e>>3), uint8(e&7)
 		ids := make([]string, len(candidates[k]))
 		for i, c := range candidates[k] {
@@ -155,37 +162,42 @@ func buildAliasIndex(assets []Asset, lstMints, supplemental map[string]bool, r *
 			Detail: fmt.Sprintf("resolves to %s (%s)", assets[win].AssetID, tierName(tier)),
 		})
 	}
-	for k, e := range index {
+	values := index.Values()
+	for k, e := range values {
 		lst := aliasEntry(0)
 		if uint8(e&7) == tierLSTIndex {
 			lst = 1
 		}
-		index[k] = e>>3<<1 | lst
+		values[k] = e>>3<<1 | lst
 	}
-	return index
+	return index.Build()
 }
 
 // lookupAlias finds ref in the alias index case-insensitively. ASCII
 // references up to 128 bytes are lower-cased on the stack, so the lookup
 // does not allocate.
-func lookupAlias(index map[string]aliasEntry, ref string) (aliasEntry, bool) {
+func lookupAlias(index *aliasIndex, ref string) (aliasEntry, bool) {
 	var buf [128]byte
 	if len(ref) > len(buf) {
-		e, ok := index[aliasKey(ref)]
-		return e, ok
+		return aliasValue(index.Get(aliasKey(ref)))
 	}
 	b := buf[:len(ref)]
 	for i := 0; i < len(ref); i++ {
 		c := ref[i]
 		if c >= 0x80 {
-			e, ok := index[aliasKey(ref)]
-			return e, ok
+			return aliasValue(index.Get(aliasKey(ref)))
 		}
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		b[i] = c
 	}
-	e, ok := index[string(b)]
-	return e, ok
+	return aliasValue(index.GetBytes(b))
+}
+
+func aliasValue(e *aliasEntry, ok bool) (aliasEntry, bool) {
+	if !ok {
+		return 0, false
+	}
+	return *e, true
 }

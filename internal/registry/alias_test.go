@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/strtab"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -85,12 +86,17 @@ func TestAliasCollisionResolutionIsOrderIndependent(t *testing.T) {
 func TestLookupAlias(t *testing.T) {
 	long := strings.Repeat("x", 150)
 	assets := []Asset{{AssetID: "usd"}, {AssetID: "uni"}, {AssetID: "long"}, {AssetID: "mixed"}}
-	index := map[string]aliasEntry{
+	b := strtab.NewBuilder[aliasEntry](4)
+	for k, e := range map[string]aliasEntry{
 		"usd coin":  0 << 1,
 		"ünïcode":   1 << 1,
 		long:        2 << 1,
 		"mixed-42x": 3<<1 | 1,
+	} {
+		v, _ := b.Add(k)
+		*v = e
 	}
+	index := b.Build()
 	tests := []struct{ ref, want string }{
 		{"usd coin", "usd"},
 		{"USD Coin", "usd"},
@@ -100,7 +106,7 @@ func TestLookupAlias(t *testing.T) {
 		{"usd  coin", ""},
 	}
 	for _, tt := range tests {
-		e, ok := lookupAlias(index, tt.ref)
+		e, ok := lookupAlias(&index, tt.ref)
 		got := ""
 		if ok {
 			got = assets[e.asset()].AssetID

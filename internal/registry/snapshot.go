@@ -9,7 +9,7 @@ type Snapshot struct {
 	mints    map[string]mintEntry // exact, case-sensitive
 	variants map[string]mintEntry // by VariantID, exact
 	mintList []string             // every variant mint, in asset order
-	aliases  map[string]aliasEntry
+	aliases  aliasIndex
 	curated  curatedIndex
 	stats    Stats
 }

@@ -1,0 +1,137 @@
+// Package strtab provides an immutable string-keyed hash table for large
+// read-only indexes. Its keys live in one string and its slots are
+// integers, so a table holds no pointer per key for the garbage collector
+// to follow, and a key costs its bytes, a 4-byte end offset, its value and
+// two or so 4-byte slots: for hundreds of thousands of keys, a fraction of
+// a map[string]V.
+package strtab
+
+import (
+	"hash/maphash"
+	"math"
+	"math/bits"
+	"strings"
+)
+
+// Table maps distinct strings to values. Build one with a Builder; the
+// zero Table is empty. A Table is safe for concurrent reads.
+type Table[V any] struct {
+	seed   maphash.Seed
+	text   string   // the keys in insertion order
+	ends   []uint32 // ends[n] is where key n ends in text; it starts where key n-1 ends
+	values []V
+	slots  []uint32 // 1 + key number, 0 when free; a power of two, at most half full
+}
+
+// Len is the number of keys.
+func (t *Table[V]) Len() int { return len(t.values) }
+
+// Key returns key n (0 ≤ n < Len, in insertion order).
+func (t *Table[V]) Key(n int) string {
+	start := uint32(0)
+	if n > 0 {
+		start = t.ends[n-1]
+	}
+	return t.text[start:t.ends[n]]
+}
+
+// Value returns key n's value, which the caller must not modify.
+func (t *Table[V]) Value(n int) *V { return &t.values[n] }
+
+// Get returns key's value.
+func (t *Table[V]) Get(key string) (*V, bool) {
+	if len(t.slots) == 0 {
+		return nil, false
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := maphash.String(t.seed, key) & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return nil, false
+		}
+		if t.Key(int(s-1)) == key {
+			return &t.values[s-1], true
+		}
+	}
+}
+
+// GetBytes is Get with the key in bytes, without converting it.
+func (t *Table[V]) GetBytes(key []byte) (*V, bool) {
+	if len(t.slots) == 0 {
+		return nil, false
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := maphash.Bytes(t.seed, key) & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return nil, false
+		}
+		if t.Key(int(s-1)) == string(key) {
+			return &t.values[s-1], true
+		}
+	}
+}
+
+// Builder gathers distinct keys and their values; Build freezes them.
+type Builder[V any] struct {
+	at     map[string]uint32
+	keys   []string
+	values []V
+	size   int
+}
+
+// NewBuilder returns a Builder sized for about n keys.
+func NewBuilder[V any](n int) *Builder[V] {
+	return &Builder[V]{at: make(map[string]uint32, n), keys: make([]string, 0, n), values: make([]V, 0, n)}
+}
+
+// Len is the number of keys added.
+func (b *Builder[V]) Len() int { return len(b.keys) }
+
+// Add returns key's value, adding key with a zero value when it is new
+// (added true). The pointer is valid until the next Add.
+func (b *Builder[V]) Add(key string) (v *V, added bool) {
+	if n, ok := b.at[key]; ok {
+		return &b.values[n], false
+	}
+	b.at[key] = uint32(len(b.keys))
+	b.keys = append(b.keys, key)
+	var zero V
+	b.values = append(b.values, zero)
+	b.size += len(key)
+	return &b.values[len(b.values)-1], true
+}
+
+// Values returns the values in insertion order, for adjustments before
+// Build (the slice is the Builder's own).
+func (b *Builder[V]) Values() []V { return b.values }
+
+// Build returns the table of the keys added so far. It panics past 2^32
+// bytes of keys or 2^31 keys.
+func (b *Builder[V]) Build() Table[V] {
+	if b.size > math.MaxUint32 || len(b.keys) >= math.MaxUint32/2 {
+		panic("strtab: keys exceed the table's 32-bit offsets")
+	}
+	t := Table[V]{seed: maphash.MakeSeed(), ends: make([]uint32, len(b.keys)), values: make([]V, len(b.values))}
+	copy(t.values, b.values)
+	var text strings.Builder
+	text.Grow(b.size)
+	for n, k := range b.keys {
+		text.WriteString(k)
+		t.ends[n] = uint32(text.Len())
+	}
+	t.text = text.String()
+	if len(b.keys) == 0 {
+		return t
+	}
+	t.slots = make([]uint32, max(8, 1<<bits.Len(uint(2*len(b.keys)-1))))
+	mask := uint64(len(t.slots) - 1)
+	for n, k := range b.keys {
+		i := maphash.String(t.seed, k) & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = uint32(n) + 1
+	}
+	return t
+}

@@ -1,0 +1,98 @@
+package strtab
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestTable(t *testing.T) {
+	var zero Table[int]
+	if _, ok := zero.Get("x"); ok || zero.Len() != 0 {
+		t.Fatal("the zero Table finds a key")
+	}
+	if empty := NewBuilder[int](0).Build(); empty.Len() != 0 {
+		t.Fatal("an empty Table has keys")
+	} else if _, ok := empty.GetBytes([]byte("x")); ok {
+		t.Fatal("an empty Table finds a key")
+	}
+	const n = 5000
+	b := NewBuilder[int](10)
+	for i := range n {
+		v, added := b.Add(fmt.Sprint("key ", i))
+		if !added {
+			t.Fatalf("key %d reported present", i)
+		}
+		*v = i * 3
+	}
+	for _, k := range []string{"", "key 7", "key 7"} { // the empty key; a repeat keeps the value
+		v, added := b.Add(k)
+		if k == "key 7" && (added || *v != 21) {
+			t.Fatalf("Add(key 7) again = %d %v, want 21 false", *v, added)
+		}
+		if k == "" {
+			*v = -1
+		}
+	}
+	b.Values()[0]++
+	tab := b.Build()
+	if tab.Len() != n+1 || len(tab.slots) < 2*tab.Len() || len(tab.slots)&(len(tab.slots)-1) != 0 {
+		t.Fatalf("%d keys in %d slots, want %d in a power of two of at least twice that", tab.Len(), len(tab.slots), n+1)
+	}
+	for i := range n {
+		k := fmt.Sprint("key ", i)
+		want := i * 3
+		if i == 0 {
+			want = 1
+		}
+		if v, ok := tab.Get(k); !ok || *v != want {
+			t.Fatalf("Get(%q) = %v %v, want %d", k, v, ok, want)
+		}
+		if v, ok := tab.GetBytes([]byte(k)); !ok || *v != want {
+			t.Fatalf("GetBytes(%q) = %v %v, want %d", k, v, ok, want)
+		}
+		if tab.Key(i) != k || *tab.Value(i) != want {
+			t.Fatalf("key %d = %q %d, want %q %d", i, tab.Key(i), *tab.Value(i), k, want)
+		}
+	}
+	if v, ok := tab.Get(""); !ok || *v != -1 {
+		t.Fatalf("Get(\"\") = %v %v, want -1", v, ok)
+	}
+	for _, k := range []string{"key", "key 5000", "KEY 1", "key 1 ", "x"} {
+		if _, ok := tab.Get(k); ok {
+			t.Errorf("Get(%q) found an absent key", k)
+		}
+		if _, ok := tab.GetBytes([]byte(k)); ok {
+			t.Errorf("GetBytes(%q) found an absent key", k)
+		}
+	}
+}
+
+func BenchmarkGet(b *testing.B) {
+	bl := NewBuilder[uint32](100_000)
+	keys := make([]string, 100_000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("synthetic asset %d", i)
+		*first(bl.Add(keys[i])) = uint32(i)
+	}
+	tab := bl.Build()
+	m := make(map[string]uint32, len(keys))
+	for i, k := range keys {
+		m[k] = uint32(i)
+	}
+	b.Run("table", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, ok := tab.Get(keys[i%len(keys)]); !ok {
+				b.Fatal("missing")
+			}
+		}
+	})
+	b.Run("map", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, ok := m[keys[i%len(keys)]]; !ok {
+				b.Fatal("missing")
+			}
+		}
+	})
+}
+
+func first[V any](v *V, _ bool) *V { return v }
