@@ -2,15 +2,13 @@ package curator
 
 import (
 	"context"
-	"encoding/binary"
-	"fmt"
-	"math/big"
 	"runtime"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/assetd/assetd/internal/registry"
+	"github.com/assetd/assetd/internal/registry/registrytest"
 	"github.com/assetd/assetd/internal/tokenindex"
 )
 
@@ -21,19 +19,8 @@ import (
 // and the given curated lists.
 func syntheticSnapshot(tb testing.TB, n int, lists ...registry.CuratedList) *registry.Snapshot {
 	tb.Helper()
-	categories := []string{"crypto", "crypto", "crypto", "crypto", "stablecoin", "rwa", "equity", "etf"}
-	doc := registry.Document{Assets: make([]registry.Asset, 0, n), CuratedLists: lists}
-	for i := range n {
-		id := fmt.Sprintf("syn-%06d", i)
-		a := registry.Asset{AssetID: id, Name: fmt.Sprintf("Synthetic asset %d", i), Symbol: fmt.Sprintf("SYN%06d", i),
-			Category: categories[i%len(categories)],
-			Variants: []registry.Variant{{VariantID: id + ":native", Mint: syntheticMint(2 * i), Kind: "native"}}}
-		if i%10 == 0 {
-			a.Variants = append(a.Variants, registry.Variant{VariantID: id + ":wrapped", Mint: syntheticMint(2*i + 1), Kind: "wrapped",
-				Symbol: fmt.Sprintf("wSYN%06d", i), Name: fmt.Sprintf("Wrapped synthetic asset %d", i)})
-		}
-		doc.Assets = append(doc.Assets, a)
-	}
+	doc := registrytest.Document(n)
+	doc.CuratedLists = lists
 	seed, err := registry.Seed()
 	if err != nil {
 		tb.Fatal(err)
@@ -43,24 +30,6 @@ func syntheticSnapshot(tb testing.TB, n int, lists ...registry.CuratedList) *reg
 		tb.Fatal(err)
 	}
 	return snap
-}
-
-// syntheticMint is a valid 44-character base58 mint derived from i.
-func syntheticMint(i int) string {
-	const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-	var b [32]byte
-	b[0] = 0x80
-	binary.BigEndian.PutUint64(b[24:], uint64(i)*0x9e3779b97f4a7c15)
-	binary.BigEndian.PutUint64(b[16:], uint64(i))
-	n := new(big.Int).SetBytes(b[:])
-	base, mod := big.NewInt(58), new(big.Int)
-	var out []byte
-	for n.Sign() > 0 {
-		n.DivMod(n, base, mod)
-		out = append(out, alphabet[mod.Int64()])
-	}
-	slices.Reverse(out)
-	return string(out)
 }
 
 // liveHeap is the live heap after a full collection.

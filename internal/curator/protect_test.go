@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/assetd/assetd/internal/registry"
+	"github.com/assetd/assetd/internal/registry/registrytest"
 	"github.com/assetd/assetd/internal/tokenindex"
 )
 
@@ -144,9 +145,9 @@ func refProtected(snap *registry.Snapshot, x *tokenindex.Index) (symbols, names 
 func TestBuildProtectedMatchesReference(t *testing.T) {
 	majors := registry.CuratedList{ID: "majors"}
 	for i := range 40 { // every fourth member an asset's, the rest unlisted
-		mint := syntheticMint(5_000_000 + i)
+		mint := registrytest.Mint(5_000_000 + i)
 		if i%4 == 0 {
-			mint = syntheticMint(2 * i)
+			mint = registrytest.Mint(2 * i)
 		}
 		majors.Members = append(majors.Members, registry.CuratedMember{Mint: mint, Rank: i})
 	}
@@ -155,11 +156,11 @@ func TestBuildProtectedMatchesReference(t *testing.T) {
 	for i := range 300 {
 		// Coingecko-listed tokens claiming synthetic symbols and names
 		// (every third a new one), and an unlisted one.
-		b.Add(tokenindex.Token{Mint: syntheticMint(1_000_000 + i), Symbol: fmt.Sprintf("SYN%06d", 10*i), Name: fmt.Sprintf("Synthetic asset %d", 7*i),
+		b.Add(tokenindex.Token{Mint: registrytest.Mint(1_000_000 + i), Symbol: fmt.Sprintf("SYN%06d", 10*i), Name: fmt.Sprintf("Synthetic asset %d", 7*i),
 			CoingeckoID: fmt.Sprintf("syn-cg-%d", i)})
-		b.Add(tokenindex.Token{Mint: syntheticMint(2_000_000 + i), Symbol: fmt.Sprintf("CGX%d", i%100), Name: fmt.Sprintf("Coingecko token %d", i%50),
+		b.Add(tokenindex.Token{Mint: registrytest.Mint(2_000_000 + i), Symbol: fmt.Sprintf("CGX%d", i%100), Name: fmt.Sprintf("Coingecko token %d", i%50),
 			CoingeckoID: fmt.Sprintf("cgx-%d", i)})
-		b.Add(tokenindex.Token{Mint: syntheticMint(3_000_000 + i), Symbol: "USDC", Name: "USD Coin"})
+		b.Add(tokenindex.Token{Mint: registrytest.Mint(3_000_000 + i), Symbol: "USDC", Name: "USD Coin"})
 	}
 	curatedOnly := 0
 	for _, l := range snap.CuratedLists() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/assetd/assetd/internal/registry"
+	"github.com/assetd/assetd/internal/registry/registrytest"
 	"github.com/assetd/assetd/internal/tokenindex"
 )
 
@@ -70,7 +71,7 @@ func TestRegistryCandidates(t *testing.T) {
 	}
 	queries := []string{"SOL", "sol", "wsol", "USDC", "usd", "us", "u", "bonk", "jupiter", "wrapped", "staked sol", "syn000120",
 		"SYN0001", "wsyn", "synthetic asset 12", "asset 1999", "", "$", "  ", "nothing-matches-this",
-		"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", "So11111111111111111111111111111111111111112", syntheticMint(42)}
+		"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", "So11111111111111111111111111111111111111112", registrytest.Mint(42)}
 	for _, sn := range snaps {
 		hits := 0
 		svc := New(Config{Registry: func() *registry.Snapshot { return sn.snap }})
