@@ -47,8 +47,15 @@ func BenchmarkSearchTokens(b *testing.B) {
 	snap := seedSnapshot(b)
 	svc := New(Config{Registry: func() *registry.Snapshot { return snap }, Index: func() *tokenindex.Index { return x }})
 	svc.Refresh()
-	for _, q := range BenchQueries {
+	benchSearch(b, svc, BenchQueries)
+}
+
+// benchSearch runs each query as a sub-benchmark, reporting allocations
+// and latency percentiles.
+func benchSearch(b *testing.B, svc *Service, queries []struct{ Name, Query string }) {
+	for _, q := range queries {
 		b.Run(q.Name, func(b *testing.B) {
+			b.ReportAllocs()
 			var lat []time.Duration
 			for b.Loop() {
 				t0 := time.Now()

@@ -1,11 +1,9 @@
 package curator
 
 import (
-	"context"
 	"runtime"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/registry/registrytest"
@@ -92,16 +90,5 @@ func BenchmarkSearchTokens150k(b *testing.B) {
 	svc.Refresh()
 	queries := append(slices.Clip(BenchQueries), struct{ Name, Query string }{"ticker-synthetic", "SYN001230"},
 		struct{ Name, Query string }{"name-synthetic", "synthetic asset 12"})
-	for _, q := range queries {
-		b.Run(q.Name, func(b *testing.B) {
-			b.ReportAllocs()
-			var lat []time.Duration
-			for b.Loop() {
-				t0 := time.Now()
-				svc.Search(context.Background(), Request{Query: q.Query, Policy: PolicyStrict, Limit: DefaultLimit})
-				lat = append(lat, time.Since(t0))
-			}
-			ReportPercentiles(b, lat)
-		})
-	}
+	benchSearch(b, svc, queries)
 }
