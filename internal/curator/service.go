@@ -15,6 +15,7 @@ import (
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/metadata"
 	"github.com/assetd/assetd/internal/registry"
+	"github.com/assetd/assetd/internal/strtab"
 	"github.com/assetd/assetd/internal/tokenindex"
 )
 
@@ -265,13 +266,12 @@ func (s *Service) Search(ctx context.Context, req Request) Response {
 // regKeys are the search keys of the registry's variants, in snapshot
 // order (each asset's variants in turn): for each variant the keys of its
 // claimed symbols, then the key of its name (the asset's when it has
-// none). They are held in one string with 4-byte end offsets rather than
-// as a struct, a slice and strings per variant, which a large registry
+// none). They are held in one packed list (strtab.List) rather than as a
+// struct, a slice and strings per variant, which a large registry
 // pays for in memory and in GC marking.
 type regKeys struct {
-	text string   // every key, concatenated
-	ends []uint32 // ends[k] is where key k ends in text; it starts where key k-1 ends
-	nsym []uint8  // per variant, how many symbol keys precede its name key
+	keys strtab.List
+	nsym []uint8 // per variant, how many symbol keys precede its name key
 }
 
 // buildRegKeys returns the search keys of the variants of assets.
@@ -282,7 +282,6 @@ func buildRegKeys(assets []registry.Asset) regKeys {
 	}
 	r := regKeys{nsym: make([]uint8, 0, nv)}
 	keys := make([]string, 0, 2*nv) // the symbol keys are mostly the snapshot's own strings
-	size := 0
 	var claimed []string
 	for i := range assets {
 		a := &assets[i]
@@ -296,31 +295,12 @@ func buildRegKeys(assets []registry.Asset) regKeys {
 			r.nsym = append(r.nsym, uint8(len(claimed))) // at most two
 		}
 	}
-	for _, k := range keys {
-		size += len(k)
-	}
-	if size > math.MaxUint32 {
-		panic("curator: registry search keys exceed 4 GiB")
-	}
-	var b strings.Builder
-	b.Grow(size)
-	r.ends = make([]uint32, len(keys))
-	for k, key := range keys {
-		b.WriteString(key)
-		r.ends[k] = uint32(b.Len())
-	}
-	r.text = b.String()
+	r.keys = strtab.NewList(keys)
 	return r
 }
 
 // key returns key k.
-func (r *regKeys) key(k int) string {
-	start := uint32(0)
-	if k > 0 {
-		start = r.ends[k-1]
-	}
-	return r.text[start:r.ends[k]]
-}
+func (r *regKeys) key(k int) string { return r.keys.At(k) }
 
 // rank is how a variant whose keys start at key k matches the normalised
 // query q (not a mint): 0 for a symbol or the name equal to q, 1 for a

@@ -1,5 +1,5 @@
-// Package strtab provides an immutable string-keyed hash table for large
-// read-only indexes. Its keys live in one string and its slots are
+// Package strtab provides packed string lists and an immutable
+// string-keyed hash table over one, for large read-only indexes. Its keys live in one string and its slots are
 // integers, so a table holds no pointer per key for the garbage collector
 // to follow, and a key costs its bytes, a 4-byte end offset, its value and
 // two or so 4-byte slots: for hundreds of thousands of keys, a fraction of
@@ -10,15 +10,54 @@ import (
 	"hash/maphash"
 	"math"
 	"math/bits"
+	"slices"
 	"strings"
 )
+
+// List is an immutable list of strings packed in one string with 4-byte
+// end offsets: no string header or pointer per element.
+type List struct {
+	text string   // the strings, concatenated
+	ends []uint32 // ends[n] is where string n ends in text; it starts where n-1 ends
+}
+
+// NewList packs strs. It panics past 2^32 bytes.
+func NewList(strs []string) List {
+	size := 0
+	for _, s := range strs {
+		size += len(s)
+	}
+	if size > math.MaxUint32 {
+		panic("strtab: strings exceed the list's 32-bit offsets")
+	}
+	l := List{ends: make([]uint32, len(strs))}
+	var text strings.Builder
+	text.Grow(size)
+	for n, s := range strs {
+		text.WriteString(s)
+		l.ends[n] = uint32(text.Len())
+	}
+	l.text = text.String()
+	return l
+}
+
+// Len is the number of strings.
+func (l *List) Len() int { return len(l.ends) }
+
+// At returns string n (0 ≤ n < Len).
+func (l *List) At(n int) string {
+	start := uint32(0)
+	if n > 0 {
+		start = l.ends[n-1]
+	}
+	return l.text[start:l.ends[n]]
+}
 
 // Table maps distinct strings to values. Build one with a Builder; the
 // zero Table is empty. A Table is safe for concurrent reads.
 type Table[V any] struct {
 	seed   maphash.Seed
-	text   string   // the keys in insertion order
-	ends   []uint32 // ends[n] is where key n ends in text; it starts where key n-1 ends
+	keys   List // in insertion order
 	values []V
 	slots  []uint32 // 1 + key number, 0 when free; a power of two, at most half full
 }
@@ -27,13 +66,7 @@ type Table[V any] struct {
 func (t *Table[V]) Len() int { return len(t.values) }
 
 // Key returns key n (0 ≤ n < Len, in insertion order).
-func (t *Table[V]) Key(n int) string {
-	start := uint32(0)
-	if n > 0 {
-		start = t.ends[n-1]
-	}
-	return t.text[start:t.ends[n]]
-}
+func (t *Table[V]) Key(n int) string { return t.keys.At(n) }
 
 // Value returns key n's value, which the caller must not modify.
 func (t *Table[V]) Value(n int) *V { return &t.values[n] }
@@ -77,7 +110,6 @@ type Builder[V any] struct {
 	at     map[string]uint32
 	keys   []string
 	values []V
-	size   int
 }
 
 // NewBuilder returns a Builder sized for about n keys.
@@ -98,7 +130,6 @@ func (b *Builder[V]) Add(key string) (v *V, added bool) {
 	b.keys = append(b.keys, key)
 	var zero V
 	b.values = append(b.values, zero)
-	b.size += len(key)
 	return &b.values[len(b.values)-1], true
 }
 
@@ -109,18 +140,10 @@ func (b *Builder[V]) Values() []V { return b.values }
 // Build returns the table of the keys added so far. It panics past 2^32
 // bytes of keys or 2^31 keys.
 func (b *Builder[V]) Build() Table[V] {
-	if b.size > math.MaxUint32 || len(b.keys) >= math.MaxUint32/2 {
-		panic("strtab: keys exceed the table's 32-bit offsets")
+	if len(b.keys) >= math.MaxUint32/2 {
+		panic("strtab: keys exceed the table's 32-bit slots")
 	}
-	t := Table[V]{seed: maphash.MakeSeed(), ends: make([]uint32, len(b.keys)), values: make([]V, len(b.values))}
-	copy(t.values, b.values)
-	var text strings.Builder
-	text.Grow(b.size)
-	for n, k := range b.keys {
-		text.WriteString(k)
-		t.ends[n] = uint32(text.Len())
-	}
-	t.text = text.String()
+	t := Table[V]{seed: maphash.MakeSeed(), keys: NewList(b.keys), values: slices.Clone(b.values)}
 	if len(b.keys) == 0 {
 		return t
 	}

@@ -96,3 +96,17 @@ func BenchmarkGet(b *testing.B) {
 }
 
 func first[V any](v *V, _ bool) *V { return v }
+
+func TestList(t *testing.T) {
+	for _, strs := range [][]string{nil, {""}, {"a"}, {"", "ab", "", "cde", "ü"}} {
+		l := NewList(strs)
+		if l.Len() != len(strs) {
+			t.Fatalf("NewList(%q).Len() = %d", strs, l.Len())
+		}
+		for n, s := range strs {
+			if got := l.At(n); got != s {
+				t.Errorf("NewList(%q).At(%d) = %q, want %q", strs, n, got, s)
+			}
+		}
+	}
+}
