@@ -3,12 +3,17 @@
 # minimal Go server (bench/static), in rotating wrk rounds.
 #
 #   bench/compare.sh -url http://127.0.0.1:8080 -key "$KEY" [-rounds 3] [-d 10s] [-c 64] [-t 2] \
-#       [-open RATE [-pid ASSETD_PID]] [-only-open]
+#       [-open RATE [-pid ASSETD_PID]] [-only-open] [-body-only]
 #
-# It captures assetd's body for each endpoint (detail, curated majors,
-# curated all, search, trending, market-snapshots), serves those bytes from
-# memory with bench/static (the Go ceiling) and from nginx (Debian package
-# `nginx`; skipped with a note when absent), then for every round and
+# It captures assetd's response for each endpoint (detail, curated majors,
+# curated all, search, trending, market-snapshots), serves the same
+# response from memory with bench/static (the Go ceiling) and from nginx
+# (Debian package `nginx`; skipped with a note when absent): assetd's
+# body and its response headers (x-request-id, ETag, Cache-Control, Vary,
+# RateLimit-*, ... with the values of the captured response; nginx adds
+# its own Server, Last-Modified and Accept-Ranges). -body-only serves the
+# body with Content-Type and Content-Length only, as this script did
+# before the headers were replayed. Then for every round and
 # endpoint runs wrk against assetd, the Go ceiling and nginx in turn and
 # prints requests/s and the ratios assetd/go and assetd/nginx. assetd's
 # market-snapshots is a POST; the ceilings answer the same bytes to a GET.
@@ -22,13 +27,14 @@
 # Needs wrk (Debian package `wrk`). Start assetd with a high --rate-limit.
 set -euo pipefail
 
-url=http://127.0.0.1:8080 key=${ASSETD_KEY:-} rounds=3 dur=10s conns=64 threads=2 open="" apid="" onlyopen=""
+url=http://127.0.0.1:8080 key=${ASSETD_KEY:-} rounds=3 dur=10s conns=64 threads=2 open="" apid="" onlyopen="" bodyonly=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	-only-open) onlyopen=1; shift; continue ;;
+	-body-only) bodyonly=1; shift; continue ;;
 	-url) url=$2 ;; -key) key=$2 ;; -rounds) rounds=$2 ;; -d) dur=$2 ;; -c) conns=$2 ;; -t) threads=$2 ;;
 	-open) open=$2 ;; -pid) apid=$2 ;;
-	*) echo "usage: $0 -url URL -key KEY [-rounds N] [-d DUR] [-c CONNS] [-t THREADS] [-open RATE [-pid PID]] [-only-open]" >&2; exit 2 ;;
+	*) echo "usage: $0 -url URL -key KEY [-rounds N] [-d DUR] [-c CONNS] [-t THREADS] [-open RATE [-pid PID]] [-only-open] [-body-only]" >&2; exit 2 ;;
 	esac
 	shift 2
 done
@@ -49,7 +55,7 @@ go build -o "$work/static" "$root/bench/static"
 # nginx's workers run as an unprivileged user: let them read the bodies.
 chmod -R a+rX "$work"
 
-"$work/static" -serve "$work/bodies" -addr 127.0.0.1:0 >"$work/static.addr" &
+"$work/static" -serve "$work/bodies" -addr 127.0.0.1:0 ${bodyonly:+-body-only} >"$work/static.addr" &
 gopid=$!
 pids+=($gopid)
 for _ in $(seq 100); do [ -s "$work/static.addr" ] && break; sleep 0.1; done
@@ -60,6 +66,23 @@ if command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; then
 	ngbin=$(command -v nginx || echo /usr/sbin/nginx)
 	ngport=$(( (RANDOM % 20000) + 30000 ))
 	mkdir -p "$work/nginx"
+	# One location per endpoint; unless -body-only, it adds the captured
+	# headers (nginx's own ETag is off: the captured one is added).
+	locations="" ngetag=off
+	[ -n "$bodyonly" ] && ngetag=on
+	while IFS=$'\t' read -r name _; do
+		adds=""
+		if [ -z "$bodyonly" ]; then
+			while IFS= read -r line; do
+				k=${line%%: *} v=${line#*: }
+				[ "$k" = Content-Type ] && continue # default_type
+				case $v in *"'"* | *'\'*) echo "compare: cannot replay header $k: $v" >&2; exit 1 ;; esac
+				adds="$adds add_header $k '$v';"
+			done <"$work/bodies/$name.headers"
+		fi
+		locations="$locations
+		location = /$name { alias $work/bodies/$name.json;$adds }"
+	done <"$work/bodies/endpoints.tsv"
 	cat >"$work/nginx/nginx.conf" <<CONF
 worker_processes auto;
 pid $work/nginx/nginx.pid;
@@ -74,7 +97,7 @@ http {
 	server {
 		listen 127.0.0.1:$ngport;
 		default_type application/json;
-		location ~ ^/([a-z-]+)$ { alias $work/bodies/\$1.json; }
+		etag $ngetag;$locations
 	}
 }
 CONF
@@ -89,15 +112,28 @@ else
 fi
 
 # Both ceilings must answer 200 with exactly the captured bytes (a
-# ceiling answering 403 or 404 would be measured as a fast server).
+# ceiling answering 403 or 404 would be measured as a fast server) and,
+# unless -body-only, every captured header.
 while IFS=$'\t' read -r name _; do
 	for base in "http://$goaddr" ${ngaddr:+"http://$ngaddr"}; do
-		if ! curl -sf "$base/$name" | cmp -s - "$work/bodies/$name.json"; then
+		if ! curl -sf -D "$work/got.headers" "$base/$name" | cmp -s - "$work/bodies/$name.json"; then
 			echo "compare: $base/$name does not serve the captured bytes" >&2
 			exit 1
 		fi
+		[ -n "$bodyonly" ] && continue
+		while IFS= read -r line; do
+			if ! tr -d '\r' <"$work/got.headers" | grep -qixF -- "$line"; then
+				echo "compare: $base/$name does not send the captured header $line" >&2
+				exit 1
+			fi
+		done <"$work/bodies/$name.headers"
 	done
 done <"$work/bodies/endpoints.tsv"
+if [ -n "$bodyonly" ]; then
+	echo "the ceilings send the body only (-body-only)"
+else
+	echo "the ceilings send assetd's body and response headers"
+fi
 
 # assetd's pid (for CPU per request): -pid, else the process listening on
 # the URL's port.

@@ -1,15 +1,19 @@
 // Command static is the Go ceiling of bench/compare.sh: it captures
-// assetd's response bytes for the compared endpoints, then serves them
-// from memory with Content-Length, the least a Go net/http server can do.
+// assetd's responses for the compared endpoints, then serves them from
+// memory with Content-Length, the least a Go net/http server can do.
 //
 //	go run ./bench/static -capture DIR -url http://127.0.0.1:8080 -key "$KEY"
-//	go run ./bench/static -serve DIR -addr 127.0.0.1:0
+//	go run ./bench/static -serve DIR -addr 127.0.0.1:0 [-body-only]
 //
-// -capture writes DIR/<name>.json (the plain body assetd answered) and
-// DIR/endpoints.tsv (name, method, assetd path, request body file) for
-// detail, curated majors, curated all, search, trending and
-// market-snapshots (a POST of up to 50 curated mints). -serve answers GET
-// /<name> with those bytes and prints its address.
+// -capture writes DIR/<name>.json (the plain body assetd answered),
+// DIR/<name>.headers (its response headers, one "Key: value" per line,
+// without the Date, Content-Length and connection headers every server
+// writes itself) and DIR/endpoints.tsv (name, method, assetd path,
+// request body file) for detail, curated majors, curated all, search,
+// trending and market-snapshots (a POST of up to 50 curated mints).
+// -serve answers GET /<name> with the same response: the captured headers
+// and body (-body-only: the body with Content-Type and Content-Length
+// only), and prints its address.
 package main
 
 import (
@@ -24,6 +28,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +48,7 @@ func run(args []string) error {
 	base := fs.String("url", "http://127.0.0.1:8080", "assetd base URL (-capture)")
 	key := fs.String("key", "", "API key with assets:read (-capture)")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address (-serve)")
+	bodyOnly := fs.Bool("body-only", false, "serve the bodies without assetd's response headers (-serve)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -50,7 +56,7 @@ func run(args []string) error {
 	case *capture != "":
 		return captureBodies(*capture, strings.TrimRight(*base, "/"), *key)
 	case *serve != "":
-		return serveBodies(*serve, *addr)
+		return serveBodies(*serve, *addr, *bodyOnly)
 	}
 	return errors.New("give -capture DIR or -serve DIR")
 }
@@ -62,10 +68,10 @@ func captureBodies(dir, base, key string) error {
 		return err
 	}
 	c := &http.Client{Timeout: 30 * time.Second}
-	get := func(method, path string, body []byte) ([]byte, error) {
+	get := func(method, path string, body []byte) ([]byte, http.Header, error) {
 		req, err := http.NewRequestWithContext(context.Background(), method, base+path, bytes.NewReader(body))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		req.Header.Set("X-Api-Key", key)
 		req.Header.Set("Accept-Encoding", "identity")
@@ -74,16 +80,16 @@ func captureBodies(dir, base, key string) error {
 		}
 		resp, err := c.Do(req)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer resp.Body.Close()
 		b, err := io.ReadAll(resp.Body)
 		if err == nil && resp.StatusCode != http.StatusOK {
 			err = fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, b)
 		}
-		return b, err
+		return b, resp.Header, err
 	}
-	all, err := get("GET", "/v1/assets/curated?list=all", nil)
+	all, _, err := get("GET", "/v1/assets/curated?list=all", nil)
 	if err != nil {
 		return err
 	}
@@ -123,11 +129,14 @@ func captureBodies(dir, base, key string) error {
 		if e.body != "" {
 			body = snapBody
 		}
-		b, err := get(e.method, e.path, body)
+		b, h, err := get(e.method, e.path, body)
 		if err != nil {
 			return err
 		}
 		if err := os.WriteFile(filepath.Join(dir, e.name+".json"), b, 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.name+".headers"), encodeHeaders(h), 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(&tsv, "%s\t%s\t%s\t%s\n", e.name, e.method, e.path, cmp(e.body, "-"))
@@ -143,23 +152,45 @@ func cmp(a, b string) string {
 	return b
 }
 
-func serveBodies(dir, addr string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil || len(files) == 0 {
-		return fmt.Errorf("no captured bodies in %s", dir)
-	}
-	mux := http.NewServeMux()
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return err
+// ownHeaders are the response headers a server writes itself, which a
+// replay must not repeat.
+var ownHeaders = map[string]bool{"Date": true, "Content-Length": true, "Connection": true, "Keep-Alive": true, "Transfer-Encoding": true}
+
+// encodeHeaders writes h without ownHeaders as sorted "Key: value" lines.
+func encodeHeaders(h http.Header) []byte {
+	var b bytes.Buffer
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		if !ownHeaders[k] {
+			keys = append(keys, k)
 		}
-		ct, cl := []string{"application/json"}, []string{strconv.Itoa(len(b))}
-		mux.HandleFunc("/"+strings.TrimSuffix(filepath.Base(f), ".json"), func(w http.ResponseWriter, _ *http.Request) {
-			h := w.Header()
-			h["Content-Type"], h["Content-Length"] = ct, cl
-			_, _ = w.Write(b)
-		})
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, v := range h[k] {
+			fmt.Fprintf(&b, "%s: %s\n", k, v)
+		}
+	}
+	return b.Bytes()
+}
+
+// decodeHeaders reads encodeHeaders' lines.
+func decodeHeaders(b []byte) (http.Header, error) {
+	h := http.Header{}
+	for line := range strings.Lines(string(b)) {
+		k, v, ok := strings.Cut(strings.TrimRight(line, "\r\n"), ": ")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("header line %q", line)
+		}
+		h.Add(k, v)
+	}
+	return h, nil
+}
+
+func serveBodies(dir, addr string, bodyOnly bool) error {
+	mux, err := bodiesMux(dir, bodyOnly)
+	if err != nil {
+		return err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -167,4 +198,46 @@ func serveBodies(dir, addr string) error {
 	}
 	fmt.Println(ln.Addr().String())
 	return http.Serve(ln, mux)
+}
+
+// bodiesMux answers GET /<name> with DIR/<name>.json and, unless
+// bodyOnly, the headers of DIR/<name>.headers.
+func bodiesMux(dir string, bodyOnly bool) (*http.ServeMux, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no captured bodies in %s", dir)
+	}
+	mux := http.NewServeMux()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		hdr := http.Header{"Content-Type": {"application/json"}}
+		if !bodyOnly {
+			raw, err := os.ReadFile(strings.TrimSuffix(f, ".json") + ".headers")
+			if err != nil {
+				return nil, err
+			}
+			if hdr, err = decodeHeaders(raw); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+		}
+		hdr["Content-Length"] = []string{strconv.Itoa(len(b))}
+		// Keys and values in two slices: assigning them costs the handler
+		// no map iteration.
+		var keys []string
+		var vals [][]string
+		for k, v := range hdr {
+			keys, vals = append(keys, k), append(vals, v)
+		}
+		mux.HandleFunc("/"+strings.TrimSuffix(filepath.Base(f), ".json"), func(w http.ResponseWriter, _ *http.Request) {
+			h := w.Header()
+			for i, k := range keys {
+				h[k] = vals[i]
+			}
+			_, _ = w.Write(b)
+		})
+	}
+	return mux, nil
 }
