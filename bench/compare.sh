@@ -19,10 +19,12 @@
 # market-snapshots is a POST; the ceilings answer the same bytes to a GET.
 # After the rounds it prints min/median/max of each endpoint's requests/s
 # and ratios. -open RATE adds the open-loop mixed read load: bench/load
-# -rate RATE over the GET endpoints, once against assetd, the Go ceiling
-# and nginx, printing latency percentiles and the server's CPU per request
-# (utime+stime from /proc/<pid>/stat, all nginx processes summed; assetd's
-# pid is found from its listening port, or give -pid). -only-open skips
+# -rate RATE over the GET endpoints, against assetd, the Go ceiling and
+# nginx in turn for the same number of rounds, printing latency
+# percentiles and the server's CPU per request (utime+stime from
+# /proc/<pid>/stat, all nginx processes summed; assetd's pid is found from
+# its listening port, or give -pid), then min/median/max of each server's
+# p99 and CPU per request and of assetd's CPU over nginx's. -only-open skips
 # the wrk rounds. The load average is printed at the start and the end.
 # Needs wrk (Debian package `wrk`). Start assetd with a high --rate-limit.
 set -euo pipefail
@@ -218,34 +220,61 @@ if [ -z "$onlyopen" ]; then
 	done
 fi
 
-# openrun NAME BASE PATHSFILE PID...: the open-loop load against one server.
+# openrun NAME BASE PATHSFILE PID...: the open-loop load against one
+# server; appends NAME, p99 (ms) and CPU per request (us) to open.tsv.
 openrun() {
 	local name=$1 base=$2 paths=$3
 	shift 3
-	local t0 t1 out reqs
+	local t0 t1 out reqs cpu p99
 	t0=$(cpu_ticks "$@")
 	out=$("$work/load" -url "$base" -key "$key" -paths "$paths" -rate "$open" -c 256 -d "$dur")
 	t1=$(cpu_ticks "$@")
 	reqs=$(echo "$out" | awk '/^requests / { print $2 }')
 	echo "$out" | sed "s/^/$name: /"
-	awk -v n="$name" -v d="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v r="$reqs" \
-		'BEGIN { printf "%s: server CPU %.2f s, %.1f us per request\n", n, d / hz, (r > 0 ? d / hz / r * 1e6 : 0) }'
+	cpu=$(awk -v d="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v r="$reqs" 'BEGIN { printf "%.1f", (r > 0 ? d / hz / r * 1e6 : 0) }')
+	echo "$name: server CPU $cpu us per request"
+	# p99 as the load tool prints it (a Go duration: 850µs, 4.2ms, 1.1s), in ms.
+	p99=$(echo "$out" | awk '/latency p50/ { for (i = 1; i < NF; i++) if ($i == "p99") v = $(i + 1) }
+		END { f = 1; if (v ~ /µs$/) f = 0.001; else if (v ~ /ms$/) f = 1; else if (v ~ /s$/) f = 1000
+			sub(/[µm]?s$/, "", v); printf "%.2f", v * f }')
+	printf '%s\t%s\t%s\n' "$name" "$p99" "$cpu" >>"$work/open.tsv"
+}
+
+# stat3: min/median/max of the numbers on stdin.
+stat3() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit }
+		m = (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); printf "%s/%s/%s", v[1], m, v[NR] }'
 }
 
 if [ -n "$open" ]; then
 	go build -o "$work/load" "$root/bench/load"
-	: >"$work/apaths" && : >"$work/npaths"
+	: >"$work/apaths" && : >"$work/npaths" && : >"$work/open.tsv"
 	while IFS=$'\t' read -r name method path _; do
 		[ "$method" = GET ] || continue
 		echo "$path" >>"$work/apaths"
 		echo "/$name" >>"$work/npaths"
 	done <"$work/bodies/endpoints.tsv"
 	echo
-	echo "open loop: mixed GET load at $open/s for $dur"
-	openrun assetd "$url" "$work/apaths" $apid
-	openrun go "http://$goaddr" "$work/npaths" "$gopid"
+	echo "open loop: mixed GET load at $open/s for $dur, $rounds rotating rounds"
+	for round in $(seq "$rounds"); do
+		echo "round $round"
+		openrun assetd "$url" "$work/apaths" $apid
+		openrun go "http://$goaddr" "$work/npaths" "$gopid"
+		if [ -n "$ngaddr" ]; then
+			openrun nginx "http://$ngaddr" "$work/npaths" $ngpids
+		fi
+	done
+	echo
+	echo "open loop, min/median/max over $rounds rounds"
+	for name in assetd go ${ngaddr:+nginx}; do
+		printf '%-7s p99 ms %-22s CPU us per request %s\n' "$name" \
+			"$(awk -F'\t' -v n="$name" '$1 == n { print $2 }' "$work/open.tsv" | stat3)" \
+			"$(awk -F'\t' -v n="$name" '$1 == n { print $3 }' "$work/open.tsv" | stat3)"
+	done
 	if [ -n "$ngaddr" ]; then
-		openrun nginx "http://$ngaddr" "$work/npaths" $ngpids
+		# Per round: assetd's CPU per request over nginx's.
+		printf 'CPU per request assetd/nginx %s\n' "$(awk -F'\t' '$1 == "assetd" { a[++na] = $3 } $1 == "nginx" { g[++ng] = $3 }
+			END { for (i = 1; i <= na && i <= ng; i++) if (g[i] > 0) printf "%.2f\n", a[i] / g[i] }' "$work/open.tsv" | stat3)"
 	fi
 fi
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
