@@ -247,10 +247,10 @@ const coalesceMinBytes = 2 << 10
 // n-byte body. On an HTTP/1.x connection of net/http's server (rw.conn)
 // a body under coalesceMinBytes stays in the response's 2 KB buffer
 // until the handler returns, and net/http then writes its Content-Length
-// itself, outside the header map: one entry fewer keeps the map at its
-// small size (8 entries). A map that grows past 8 costs net/http a table
-// allocation twice per request (the handler's map and its clone at
-// WriteHeader): 10% of the requests/s of a 1.7 KB body (docs/http.md).
+// itself, outside the header map: one entry fewer for net/http to clone,
+// sort and write, and a production response's map stays at its small
+// size (8 entries; assigning and cloning 9 takes 1.8 µs and 7 allocations
+// against 0.45 µs and 1, docs/http.md).
 func needsLength(rw *recorder, n int) bool {
 	return rw == nil || rw.conn == nil || n >= coalesceMinBytes
 }
