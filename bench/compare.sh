@@ -44,6 +44,8 @@ done
 command -v wrk >/dev/null || { echo "compare: wrk not installed (Debian package wrk); skipping" >&2; exit 0; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$root/bench/lib.sh"
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -66,13 +68,7 @@ goaddr=$(cat "$work/static.addr")
 ngaddr="" ngpids=""
 if command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; then
 	ngbin=$(command -v nginx || echo /usr/sbin/nginx)
-	# A port below the kernel's ephemeral range: one inside it may be the
-	# local port of a client connection, and nginx then cannot bind it.
-	lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
-	for _ in $(seq 20); do
-		ngport=$(( (RANDOM % (lo > 12000 ? lo - 11000 : 1000)) + 10000 ))
-		[ -z "$(ss -Htan "sport = :$ngport" 2>/dev/null)" ] && break
-	done
+	ngport=$(free_port)
 	mkdir -p "$work/nginx"
 	# One location per endpoint; unless -body-only, it adds the captured
 	# headers (nginx's own ETag is off: the captured one is added).

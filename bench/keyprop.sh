@@ -25,12 +25,14 @@ while [ $# -gt 0 ]; do
 done
 command -v curl >/dev/null || { echo "keyprop: curl is required" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$root/bench/lib.sh"
 work=$(mktemp -d)
 if [ -z "$bin" ]; then
 	bin=$work/assetd
 	(cd "$root" && go build -o "$bin" ./cmd/assetd)
 fi
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 url=http://127.0.0.1:$port
 "$bin" serve --demo --data-dir "$work/data" --addr 127.0.0.1:$port --reload-interval "$reload" >"$work/serve.log" 2>&1 &
 pid=$!

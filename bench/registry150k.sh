@@ -28,6 +28,8 @@ while [ $# -gt 0 ]; do
 done
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$root/bench/lib.sh"
 work=$(mktemp -d)
 pid=""
 cleanup() {
@@ -45,7 +47,7 @@ data=$work/data
 "$bin" registry import "$work/registry.json" --source synthetic --data-dir "$data" 2>"$work/import.log" || { cat "$work/import.log" >&2; exit 1; }
 key=$("$bin" keys create --project bench --scopes assets:read --data-dir "$data" 2>/dev/null)
 
-port=$(( (RANDOM % 20000) + 30000 ))
+port=$(free_port)
 url=http://127.0.0.1:$port
 clk=$(getconf CLK_TCK)
 t0=$(date +%s%N)
