@@ -15,7 +15,8 @@
 # body with Content-Type and Content-Length only, as this script did
 # before the headers were replayed. Then for every round and
 # endpoint runs wrk against assetd, the Go ceiling and nginx in turn and
-# prints requests/s and the ratios assetd/go and assetd/nginx. assetd's
+# prints requests/s and the ratios assetd/go, assetd/nginx and go/nginx
+# (how far the Go ceiling itself is from nginx). assetd's
 # market-snapshots is a POST; the ceilings answer the same bytes to a GET.
 # After the rounds it prints min/median/max of each endpoint's requests/s
 # and ratios. -open RATE adds the open-loop mixed read load: bench/load
@@ -180,7 +181,7 @@ results=$work/results.tsv
 : >"$results"
 if [ -z "$onlyopen" ]; then
 	echo "requests/s, ratios, and each server's CPU per request (us; utime+stime over wrk's request count)"
-	printf '%-6s %-17s %10s %10s %10s %8s %8s %8s %8s %8s\n' round endpoint assetd go nginx a/go a/nginx cpu-a cpu-go cpu-ngx
+	printf '%-6s %-17s %10s %10s %10s %8s %8s %8s %8s %8s %8s\n' round endpoint assetd go nginx a/go a/nginx go/nginx cpu-a cpu-go cpu-ngx
 	for round in $(seq "$rounds"); do
 		while IFS=$'\t' read -r name method path bodyfile; do
 			lua=""
@@ -194,18 +195,21 @@ if [ -z "$onlyopen" ]; then
 			n=- ncpu=-
 			[ -n "$ngaddr" ] && read -r n ncpu < <(rps "http://$ngaddr/$name" "" $ngpids)
 			ag=$(awk -v a="$a" -v b="$g" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-			an=-
-			[ "$n" != - ] && an=$(awk -v a="$a" -v b="$n" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-			printf '%-6s %-17s %10s %10s %10s %8s %8s %8s %8s %8s\n' "$round" "$name" "$a" "$g" "$n" "$ag" "$an" "$acpu" "$gcpu" "$ncpu"
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$a" "$g" "$n" "$ag" "$an" "$acpu" "$gcpu" "$ncpu" >>"$results"
+			an=- gn=-
+			if [ "$n" != - ]; then
+				an=$(awk -v a="$a" -v b="$n" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+				gn=$(awk -v a="$g" -v b="$n" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+			fi
+			printf '%-6s %-17s %10s %10s %10s %8s %8s %8s %8s %8s %8s\n' "$round" "$name" "$a" "$g" "$n" "$ag" "$an" "$gn" "$acpu" "$gcpu" "$ncpu"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$a" "$g" "$n" "$ag" "$an" "$gn" "$acpu" "$gcpu" "$ncpu" >>"$results"
 		done <"$work/bodies/endpoints.tsv"
 	done
 	echo
 	echo "min/median/max over $rounds rounds"
-	printf '%-17s %-26s %-26s %-26s %-17s %-17s %-17s %-17s %-17s\n' endpoint assetd go nginx a/go a/nginx cpu-a cpu-go cpu-ngx
+	printf '%-17s %-26s %-26s %-26s %-17s %-17s %-17s %-17s %-17s %-17s\n' endpoint assetd go nginx a/go a/nginx go/nginx cpu-a cpu-go cpu-ngx
 	cut -f1 "$work/bodies/endpoints.tsv" | while read -r name; do
 		line="$(printf '%-17s' "$name")"
-		for col in 2 3 4 5 6 7 8 9; do
+		for col in 2 3 4 5 6 7 8 9 10; do
 			w=26
 			[ "$col" -ge 5 ] && w=17
 			stat=$(awk -F'\t' -v n="$name" -v c="$col" '$1 == n && $c != "-" { print $c }' "$results" | sort -g |
