@@ -73,19 +73,10 @@ func (t *Table[V]) Value(n int) *V { return &t.values[n] }
 
 // Get returns key's value.
 func (t *Table[V]) Get(key string) (*V, bool) {
-	if len(t.slots) == 0 {
+	if len(t.slots) == 0 { // an empty table has no seed to hash with
 		return nil, false
 	}
-	mask := uint64(len(t.slots) - 1)
-	for i := maphash.String(t.seed, key) & mask; ; i = (i + 1) & mask {
-		s := t.slots[i]
-		if s == 0 {
-			return nil, false
-		}
-		if t.Key(int(s-1)) == key {
-			return &t.values[s-1], true
-		}
-	}
+	return get(t, maphash.String(t.seed, key), key)
 }
 
 // GetBytes is Get with the key in bytes, without converting it.
@@ -93,8 +84,14 @@ func (t *Table[V]) GetBytes(key []byte) (*V, bool) {
 	if len(t.slots) == 0 {
 		return nil, false
 	}
+	return get(t, maphash.Bytes(t.seed, key), key)
+}
+
+// get probes for key, whose hash is h (the comparison with a []byte key
+// does not convert it); t is not empty.
+func get[V any, K string | []byte](t *Table[V], h uint64, key K) (*V, bool) {
 	mask := uint64(len(t.slots) - 1)
-	for i := maphash.Bytes(t.seed, key) & mask; ; i = (i + 1) & mask {
+	for i := h & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
 			return nil, false
