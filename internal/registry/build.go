@@ -3,6 +3,8 @@ package registry
 import (
 	"fmt"
 	"slices"
+
+	"github.com/assetd/assetd/internal/strtab"
 )
 
 // Build validates and merges the seed and the overlays into an immutable
@@ -84,17 +86,14 @@ func newSnapshot(m *merger, r *Report) (*Snapshot, error) {
 	}
 	s := &Snapshot{
 		assets:   make([]Asset, len(ids)),
-		byID:     make(map[string]int32, len(ids)),
-		mints:    make(map[string]mintEntry, nv),
-		variants: make(map[string]mintEntry, nv),
 		mintList: make([]string, 0, nv),
+		mintAt:   make([]mintEntry, 0, nv),
 		stats:    Stats{ByCategory: map[string]int{}, ByKind: map[string]int{}},
 	}
 	for i, id := range ids {
 		s.assets[i] = m.assets[id].asset
 		a := &s.assets[i]
 		normaliseAsset(a)
-		s.byID[id] = int32(i)
 		s.stats.Assets++
 		s.stats.ByCategory[a.Category]++
 		for j := range a.Variants {
@@ -103,21 +102,25 @@ func newSnapshot(m *merger, r *Report) (*Snapshot, error) {
 			if m.lstMints[v.Mint] {
 				e.variant |= lstBit
 			}
-			if prev, dup := s.mints[v.Mint]; dup {
-				return nil, fmt.Errorf("internal error: mint %q in %q and %q after merge", v.Mint, s.assets[prev.asset].AssetID, id)
-			}
-			if _, dup := s.variants[v.VariantID]; dup {
-				return nil, fmt.Errorf("internal error: variantId %q repeated after merge", v.VariantID)
-			}
-			s.mints[v.Mint] = e
-			s.variants[v.VariantID] = e
 			s.mintList = append(s.mintList, v.Mint)
+			s.mintAt = append(s.mintAt, e)
 			s.stats.Variants++
 			s.stats.ByKind[v.Kind]++
 			if e.lstIndex() {
 				s.stats.LSTIndexVariants++
 			}
 		}
+	}
+	var first, dup int
+	if s.ids, first, dup = strtab.NewIndex(len(s.assets), s.assetKey); dup >= 0 {
+		return nil, fmt.Errorf("internal error: asset id %q repeated after merge", s.assets[dup].AssetID)
+	}
+	if s.mints, first, dup = strtab.NewIndex(len(s.mintList), s.mintKey); dup >= 0 {
+		return nil, fmt.Errorf("internal error: mint %q in %q and %q after merge", s.mintList[dup],
+			s.assets[s.mintAt[first].asset].AssetID, s.assets[s.mintAt[dup].asset].AssetID)
+	}
+	if s.variants, _, dup = strtab.NewIndex(len(s.mintList), s.variantKey); dup >= 0 {
+		return nil, fmt.Errorf("internal error: variantId %q repeated after merge", s.variantKey(dup))
 	}
 	s.aliases = buildAliasIndex(s.assets, m.lstMints, m.supplemental, r)
 	s.curated = buildCurated(m.lists, s, r)

@@ -79,13 +79,13 @@ func buildCurated(merged map[string]*CuratedList, s *Snapshot, r *Report) curate
 			mem := &l.Members[i]
 			mem.Rank = i
 			resolved := SingletonAssetID(mem.Mint)
-			if e, ok := s.mints[mem.Mint]; ok {
+			if e, ok := s.mint(mem.Mint); ok {
 				resolved = s.assets[e.asset].AssetID
 			} else {
 				r.add(Issue{Kind: IssueCuratedUnknownMint, ListID: id, Mint: mem.Mint, Detail: "no asset lists the mint; it is served as " + resolved})
 			}
 			if mem.AssetID != "" && mem.AssetID != resolved {
-				if _, exists := s.byID[mem.AssetID]; exists {
+				if _, exists := s.assetIndex(mem.AssetID); exists {
 					r.add(Issue{Kind: IssueCuratedAssetMismatch, ListID: id, Mint: mem.Mint, AssetID: resolved, Candidates: []string{mem.AssetID, resolved}})
 				}
 			}

@@ -70,10 +70,10 @@ func (s *Snapshot) Resolve(ref string) (Resolution, error) {
 	// Registry mints are valid by construction: look them up before paying
 	// for the base58 check.
 	if prefixed {
-		if e, ok := s.mints[rest]; ok {
+		if e, ok := s.mint(rest); ok {
 			return s.mintResolution(ref, rest, e, asset.ResolvedBySingletonMint), nil
 		}
-	} else if e, ok := s.mints[ref]; ok {
+	} else if e, ok := s.mint(ref); ok {
 		return s.mintResolution(ref, ref, e, asset.ResolvedByMint), nil
 	}
 	if prefixed && ValidMint(rest) {
@@ -82,7 +82,7 @@ func (s *Snapshot) Resolve(ref string) (Resolution, error) {
 	if ValidMint(ref) {
 		return s.resolveMint(ref, ref, asset.ResolvedByMint), nil
 	}
-	if i, ok := s.byID[ref]; ok {
+	if i, ok := s.assetIndex(ref); ok {
 		a := &s.assets[i]
 		return Resolution{Ref: ref, AssetID: a.AssetID, ResolvedBy: asset.ResolvedByAssetID, Asset: a}, nil
 	}
@@ -113,7 +113,7 @@ func (s *Snapshot) ResolveMint(mint string) (Resolution, error) {
 // resolveMint resolves a valid mint; knownBy is the resolvedBy value for a
 // registry mint. When ref is "solana-<mint>" it doubles as the singleton id.
 func (s *Snapshot) resolveMint(ref, mint, knownBy string) Resolution {
-	if e, ok := s.mints[mint]; ok {
+	if e, ok := s.mint(mint); ok {
 		return s.mintResolution(ref, mint, e, knownBy)
 	}
 	id := "" // newSingleton builds "solana-<mint>"

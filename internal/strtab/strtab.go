@@ -53,13 +53,82 @@ func (l *List) At(n int) string {
 	return l.text[start:l.ends[n]]
 }
 
+// Index finds keys the caller holds, by their number: key n is whatever
+// the caller's key function returns for n (a field of its n-th element,
+// say), so the index itself is 4-byte slots and nothing else. The zero
+// Index is empty. An Index is safe for concurrent reads.
+type Index struct {
+	seed  maphash.Seed
+	slots []uint32 // 1 + key number, 0 when free; a power of two, at most half full
+}
+
+// NewIndex indexes the keys key(0) … key(n-1). They should be distinct:
+// when two are equal, dup is the number of the later one and first the
+// number of the earlier (dup is -1 when every key is distinct), and Find
+// returns the earlier. It panics past 2^31 keys.
+func NewIndex(n int, key func(int) string) (x Index, first, dup int) {
+	if n >= math.MaxUint32/2 {
+		panic("strtab: keys exceed the index's 32-bit slots")
+	}
+	first, dup = -1, -1
+	if n == 0 {
+		return x, first, dup
+	}
+	x.seed = maphash.MakeSeed()
+	x.slots = make([]uint32, max(8, 1<<bits.Len(uint(2*n-1))))
+	mask := uint64(len(x.slots) - 1)
+	for k := range n {
+		s := key(k)
+		i := maphash.String(x.seed, s) & mask
+		for ; x.slots[i] != 0; i = (i + 1) & mask {
+			if dup < 0 && key(int(x.slots[i]-1)) == s {
+				first, dup = int(x.slots[i]-1), k
+			}
+		}
+		x.slots[i] = uint32(k) + 1
+	}
+	return x, first, dup
+}
+
+// Find returns the number of the key equal to k; key must be the function
+// the index was built with, over the same keys.
+func (x *Index) Find(k string, key func(int) string) (int, bool) {
+	if len(x.slots) == 0 { // an empty index has no seed to hash with
+		return 0, false
+	}
+	return find(x, maphash.String(x.seed, k), k, key)
+}
+
+// FindBytes is Find with the key in bytes, without converting it.
+func (x *Index) FindBytes(k []byte, key func(int) string) (int, bool) {
+	if len(x.slots) == 0 {
+		return 0, false
+	}
+	return find(x, maphash.Bytes(x.seed, k), k, key)
+}
+
+// find probes for k, whose hash is h (the comparison with a []byte key
+// does not convert it); x is not empty. A later duplicate sits after the
+// earlier one in its probe sequence, so the earlier is found.
+func find[K string | []byte](x *Index, h uint64, k K, key func(int) string) (int, bool) {
+	mask := uint64(len(x.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if key(int(s-1)) == string(k) {
+			return int(s - 1), true
+		}
+	}
+}
+
 // Table maps distinct strings to values. Build one with a Builder; the
 // zero Table is empty. A Table is safe for concurrent reads.
 type Table[V any] struct {
-	seed   maphash.Seed
+	index  Index
 	keys   List // in insertion order
 	values []V
-	slots  []uint32 // 1 + key number, 0 when free; a power of two, at most half full
 }
 
 // Len is the number of keys.
@@ -73,33 +142,20 @@ func (t *Table[V]) Value(n int) *V { return &t.values[n] }
 
 // Get returns key's value.
 func (t *Table[V]) Get(key string) (*V, bool) {
-	if len(t.slots) == 0 { // an empty table has no seed to hash with
+	n, ok := t.index.Find(key, t.keys.At)
+	if !ok {
 		return nil, false
 	}
-	return get(t, maphash.String(t.seed, key), key)
+	return &t.values[n], true
 }
 
 // GetBytes is Get with the key in bytes, without converting it.
 func (t *Table[V]) GetBytes(key []byte) (*V, bool) {
-	if len(t.slots) == 0 {
+	n, ok := t.index.FindBytes(key, t.keys.At)
+	if !ok {
 		return nil, false
 	}
-	return get(t, maphash.Bytes(t.seed, key), key)
-}
-
-// get probes for key, whose hash is h (the comparison with a []byte key
-// does not convert it); t is not empty.
-func get[V any, K string | []byte](t *Table[V], h uint64, key K) (*V, bool) {
-	mask := uint64(len(t.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		s := t.slots[i]
-		if s == 0 {
-			return nil, false
-		}
-		if t.Key(int(s-1)) == string(key) {
-			return &t.values[s-1], true
-		}
-	}
+	return &t.values[n], true
 }
 
 // Builder gathers distinct keys and their values; Build freezes them.
@@ -137,21 +193,7 @@ func (b *Builder[V]) Values() []V { return b.values }
 // Build returns the table of the keys added so far. It panics past 2^32
 // bytes of keys or 2^31 keys.
 func (b *Builder[V]) Build() Table[V] {
-	if len(b.keys) >= math.MaxUint32/2 {
-		panic("strtab: keys exceed the table's 32-bit slots")
-	}
-	t := Table[V]{seed: maphash.MakeSeed(), keys: NewList(b.keys), values: slices.Clone(b.values)}
-	if len(b.keys) == 0 {
-		return t
-	}
-	t.slots = make([]uint32, max(8, 1<<bits.Len(uint(2*len(b.keys)-1))))
-	mask := uint64(len(t.slots) - 1)
-	for n, k := range b.keys {
-		i := maphash.String(t.seed, k) & mask
-		for t.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = uint32(n) + 1
-	}
+	t := Table[V]{keys: NewList(b.keys), values: slices.Clone(b.values)}
+	t.index, _, _ = NewIndex(len(b.keys), t.keys.At) // the Builder's keys are distinct
 	return t
 }

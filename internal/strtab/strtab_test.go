@@ -35,8 +35,8 @@ func TestTable(t *testing.T) {
 	}
 	b.Values()[0]++
 	tab := b.Build()
-	if tab.Len() != n+1 || len(tab.slots) < 2*tab.Len() || len(tab.slots)&(len(tab.slots)-1) != 0 {
-		t.Fatalf("%d keys in %d slots, want %d in a power of two of at least twice that", tab.Len(), len(tab.slots), n+1)
+	if tab.Len() != n+1 || len(tab.index.slots) < 2*tab.Len() || len(tab.index.slots)&(len(tab.index.slots)-1) != 0 {
+		t.Fatalf("%d keys in %d slots, want %d in a power of two of at least twice that", tab.Len(), len(tab.index.slots), n+1)
 	}
 	for i := range n {
 		k := fmt.Sprint("key ", i)
@@ -109,4 +109,79 @@ func TestList(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestIndex(t *testing.T) {
+	var zero Index
+	if _, ok := zero.Find("x", func(int) string { t.Fatal("the zero Index reads a key"); return "" }); ok {
+		t.Fatal("the zero Index finds a key")
+	}
+	keys := make([]string, 3000)
+	for i := range keys {
+		keys[i] = fmt.Sprint("mint ", i)
+	}
+	keys[0] = ""
+	at := func(n int) string { return keys[n] }
+	x, first, dup := NewIndex(len(keys), at)
+	if dup != -1 || first != -1 {
+		t.Fatalf("distinct keys reported equal: %d and %d", first, dup)
+	}
+	if len(x.slots) < 2*len(keys) || len(x.slots)&(len(x.slots)-1) != 0 {
+		t.Fatalf("%d keys in %d slots, want a power of two of at least twice that", len(keys), len(x.slots))
+	}
+	for i, k := range keys {
+		if n, ok := x.Find(k, at); !ok || n != i {
+			t.Fatalf("Find(%q) = %d %v, want %d", k, n, ok, i)
+		}
+		if n, ok := x.FindBytes([]byte(k), at); !ok || n != i {
+			t.Fatalf("FindBytes(%q) = %d %v, want %d", k, n, ok, i)
+		}
+	}
+	for _, k := range []string{"mint", "mint 3000", "MINT 1", " mint 1"} {
+		if n, ok := x.Find(k, at); ok {
+			t.Errorf("Find(%q) = %d, an absent key", k, n)
+		}
+		if n, ok := x.FindBytes([]byte(k), at); ok {
+			t.Errorf("FindBytes(%q) = %d, an absent key", k, n)
+		}
+	}
+	// A repeated key is reported with the first it repeats, and Find
+	// returns the first.
+	keys = append(keys, "mint 17", "mint 9", "mint 17")
+	x, first, dup = NewIndex(len(keys), at)
+	if first != 17 || dup != 3000 {
+		t.Fatalf("repeat reported as %d and %d, want 17 and 3000", first, dup)
+	}
+	for _, k := range []string{"mint 17", "mint 9"} {
+		if n, ok := x.Find(k, at); !ok || at(n) != k || n >= 3000 {
+			t.Errorf("Find(%q) = %d %v, want the first of its copies", k, n, ok)
+		}
+	}
+}
+
+func BenchmarkFind(b *testing.B) {
+	keys := make([]string, 150_000)
+	m := make(map[string]int32, len(keys))
+	for i := range keys {
+		keys[i] = fmt.Sprintf("syn-%06d", i)
+		m[keys[i]] = int32(i)
+	}
+	at := func(n int) string { return keys[n] }
+	x, _, _ := NewIndex(len(keys), at)
+	b.Run("index", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			if _, ok := x.Find(keys[i%len(keys)], at); !ok {
+				b.Fatal("missing")
+			}
+		}
+	})
+	b.Run("map", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			if _, ok := m[keys[i%len(keys)]]; !ok {
+				b.Fatal("missing")
+			}
+		}
+	})
 }
