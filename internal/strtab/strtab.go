@@ -1,9 +1,11 @@
-// Package strtab provides packed string lists and an immutable
-// string-keyed hash table over one, for large read-only indexes. Its keys live in one string and its slots are
-// integers, so a table holds no pointer per key for the garbage collector
-// to follow, and a key costs its bytes, a 4-byte end offset, its value and
-// two or so 4-byte slots: for hundreds of thousands of keys, a fraction of
-// a map[string]V.
+// Package strtab provides packed string lists and immutable hash indexes
+// for large read-only lookups. An Index maps keys the caller already
+// holds to their numbers; a Table maps keys it packs into one string (a
+// List) to values. Slots are integers, so neither holds a pointer per key
+// for the garbage collector to follow: a key costs 1.3 to 2.7 4-byte
+// slots (a power of two, under 3/4 full), plus, in a Table, its bytes, a
+// 4-byte end offset and its value. For hundreds of thousands of keys that
+// is a fraction of a map.
 package strtab
 
 import (
@@ -59,7 +61,7 @@ func (l *List) At(n int) string {
 // Index is empty. An Index is safe for concurrent reads.
 type Index struct {
 	seed  maphash.Seed
-	slots []uint32 // 1 + key number, 0 when free; a power of two, at most half full
+	slots []uint32 // 1 + key number, 0 when free; a power of two, under 3/4 full
 }
 
 // NewIndex indexes the keys key(0) … key(n-1). They should be distinct:
@@ -75,7 +77,7 @@ func NewIndex(n int, key func(int) string) (x Index, first, dup int) {
 		return x, first, dup
 	}
 	x.seed = maphash.MakeSeed()
-	x.slots = make([]uint32, max(8, 1<<bits.Len(uint(2*n-1))))
+	x.slots = make([]uint32, max(8, 1<<bits.Len(uint(n+n/3))))
 	mask := uint64(len(x.slots) - 1)
 	for k := range n {
 		s := key(k)

@@ -35,8 +35,8 @@ func TestTable(t *testing.T) {
 	}
 	b.Values()[0]++
 	tab := b.Build()
-	if tab.Len() != n+1 || len(tab.index.slots) < 2*tab.Len() || len(tab.index.slots)&(len(tab.index.slots)-1) != 0 {
-		t.Fatalf("%d keys in %d slots, want %d in a power of two of at least twice that", tab.Len(), len(tab.index.slots), n+1)
+	if tab.Len() != n+1 || 4*tab.Len() >= 3*len(tab.index.slots) || len(tab.index.slots)&(len(tab.index.slots)-1) != 0 {
+		t.Fatalf("%d keys in %d slots, want %d in a power of two under 3/4 full", tab.Len(), len(tab.index.slots), n+1)
 	}
 	for i := range n {
 		k := fmt.Sprint("key ", i)
@@ -126,8 +126,8 @@ func TestIndex(t *testing.T) {
 	if dup != -1 || first != -1 {
 		t.Fatalf("distinct keys reported equal: %d and %d", first, dup)
 	}
-	if len(x.slots) < 2*len(keys) || len(x.slots)&(len(x.slots)-1) != 0 {
-		t.Fatalf("%d keys in %d slots, want a power of two of at least twice that", len(keys), len(x.slots))
+	if 4*len(keys) >= 3*len(x.slots) || len(x.slots)&(len(x.slots)-1) != 0 {
+		t.Fatalf("%d keys in %d slots, want a power of two under 3/4 full", len(keys), len(x.slots))
 	}
 	for i, k := range keys {
 		if n, ok := x.Find(k, at); !ok || n != i {
