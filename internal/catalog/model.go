@@ -412,17 +412,16 @@ func (am *assetModel) primaryView(si int, v *Variant) *Variant {
 // trimmed, distinct and not empty, each ended by \x00: asset id, symbol,
 // name, coin id, stock ticker, aliases, then variant symbols and names.
 func searchBlob(a *registry.Asset) string {
-	var keys [16]string
-	seen := keys[:0]
-	var b strings.Builder
+	var buf [16]string
+	keys := buf[:0]
+	size := 0
 	add := func(s string) {
 		s = strings.ToLower(strings.TrimSpace(s))
-		if s == "" || slices.Contains(seen, s) {
+		if s == "" || slices.Contains(keys, s) {
 			return
 		}
-		seen = append(seen, s)
-		b.WriteString(s)
-		b.WriteByte(0)
+		keys = append(keys, s)
+		size += len(s) + 1
 	}
 	add(a.AssetID)
 	add(a.Symbol)
@@ -435,6 +434,14 @@ func searchBlob(a *registry.Asset) string {
 	for i := range a.Variants {
 		add(a.Variants[i].Symbol)
 		add(a.Variants[i].Name)
+	}
+	// One allocation of the exact size: a large registry holds a blob per
+	// asset, and a growing Builder would leave up to half of each unused.
+	var b strings.Builder
+	b.Grow(size)
+	for _, k := range keys {
+		b.WriteString(k)
+		b.WriteByte(0)
 	}
 	return b.String()
 }

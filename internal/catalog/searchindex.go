@@ -29,9 +29,20 @@ type searchIndex struct {
 
 type span struct{ start, end int32 }
 
+// keyRef is a search key of an asset: where it starts in the asset's
+// blob. Eight bytes rather than a string header and an index: a large
+// registry has several keys per asset.
 type keyRef struct {
-	key   string
 	asset int32
+	off   uint32
+}
+
+// key returns r's key, read from asset r.asset's blob in m: any model of
+// the snapshot the index was built for (blobs depend on the registry
+// only, so theirs are equal).
+func (r keyRef) key(m *model) string {
+	b := m.assets[r.asset].blob[r.off:]
+	return b[:strings.IndexByte(b, 0)]
 }
 
 func gram2(a, b byte) uint32    { return 2<<24 | uint32(a)<<8 | uint32(b) }
@@ -91,11 +102,13 @@ func buildSearchIndex(m *model) *searchIndex {
 	var gs []uint32
 	var counts []int32
 	for i, am := range m.assets {
-		am.eachKey(func(k string) bool {
-			x.keys = append(x.keys, keyRef{k, int32(i)})
+		for off := 0; off < len(am.blob); {
+			k := am.blob[off:]
+			k = k[:strings.IndexByte(k, 0)]
+			x.keys = append(x.keys, keyRef{int32(i), uint32(off)})
 			x.masks[i] |= charMask(k)
-			return true
-		})
+			off += len(k) + 1
+		}
 		gs = assetGrams(am, gs)
 		for _, g := range gs {
 			at, ok := x.gramAt[g]
@@ -128,15 +141,16 @@ func buildSearchIndex(m *model) *searchIndex {
 		}
 	}
 	slices.SortFunc(x.keys, func(a, b keyRef) int {
-		return cmp.Or(strings.Compare(a.key, b.key), cmp.Compare(a.asset, b.asset))
+		return cmp.Or(strings.Compare(a.key(m), b.key(m)), cmp.Compare(a.asset, b.asset))
 	})
 	return x
 }
 
-// prefixRange is the range of keys starting with q.
-func (x *searchIndex) prefixRange(q string) (lo, hi int) {
-	lo, _ = slices.BinarySearchFunc(x.keys, q, func(r keyRef, q string) int { return strings.Compare(r.key, q) })
-	hi = lo + sortSearch(len(x.keys)-lo, func(i int) bool { return !strings.HasPrefix(x.keys[lo+i].key, q) })
+// prefixRange is the range of keys starting with q (m is a model of the
+// index's snapshot).
+func (x *searchIndex) prefixRange(m *model, q string) (lo, hi int) {
+	lo, _ = slices.BinarySearchFunc(x.keys, q, func(r keyRef, q string) int { return strings.Compare(r.key(m), q) })
+	hi = lo + sortSearch(len(x.keys)-lo, func(i int) bool { return !strings.HasPrefix(x.keys[lo+i].key(m), q) })
 	return lo, hi
 }
 
@@ -259,7 +273,7 @@ func (m *model) searchAssets(lq, category string, limit int) []searchHit {
 		}
 		return m.rankHits(hits, limit)
 	}
-	lo, hi := x.prefixRange(lq)
+	lo, hi := x.prefixRange(m, lq)
 	// Exact and prefix matches: the key range.
 	var hits []searchHit
 	seen := map[int32]bool{}
@@ -291,7 +305,7 @@ func (m *model) searchAssets(lq, category string, limit int) []searchHit {
 	} else {
 		// Too many prefix matches to sort: the exact ones from the key
 		// range, the rest by walking.
-		for i := lo; i < hi && x.keys[i].key == lq; i++ {
+		for i := lo; i < hi && x.keys[i].key(m) == lq; i++ {
 			if r := x.keys[i]; !seen[r.asset] && keep(r.asset) {
 				seen[r.asset] = true
 				hits = append(hits, searchHit{r.asset, matchExact})
