@@ -328,9 +328,9 @@ func TestSearchOrderProperty(t *testing.T) {
 	c, _ := newSeedCatalog(t, "search")
 	m := c.model()
 	rng := rand.New(rand.NewPCG(7, 11))
-	class := func(am *assetModel, q string) int {
+	class := func(blob string, q string) int {
 		best := matchNone
-		for _, k := range keysOf(am) {
+		for _, k := range keysOf(blob) {
 			switch {
 			case k == q:
 				return matchExact
@@ -343,8 +343,9 @@ func TestSearchOrderProperty(t *testing.T) {
 		return best
 	}
 	for range 300 {
-		am := m.assets[rng.IntN(len(m.assets))]
-		k := keysOf(am)[rng.IntN(len(keysOf(am)))]
+		ai := rng.IntN(len(m.assets))
+		am, keys := m.assets[ai], keysOf(m.indexes.blobs[ai])
+		k := keys[rng.IntN(len(keys))]
 		i := rng.IntN(len(k))
 		q := k[i : i+1+rng.IntN(len(k)-i)]
 		if strings.TrimSpace(q) != q || q == "" {
@@ -364,7 +365,7 @@ func TestSearchOrderProperty(t *testing.T) {
 		var want []key
 		for j := range m.assets {
 			o := m.assets[j]
-			if cl := class(o, strings.ToLower(q)); cl != matchNone && (category == "" || o.a.Category == category) {
+			if cl := class(m.indexes.blobs[j], strings.ToLower(q)); cl != matchNone && (category == "" || o.a.Category == category) {
 				want = append(want, key{cl, o.liquidity(), o.a.AssetID})
 			}
 		}

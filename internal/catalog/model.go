@@ -64,34 +64,36 @@ type assetModel struct {
 	// details are not cached.
 	ephemeral bool
 	stats     *asset.Stats // nil when every field is null
-	image     *string
 	// canonical is the canonicalMarket arm (*StockMarket, *PreIPOMarket,
 	// *ExtProviderMarket) or nil.
 	canonical any
-	// order holds variant indexes per sortBy (liquidity, execution
-	// quality, stock redeemability), all variants; one-variant assets
-	// share singleOrders.
-	order *[3][]int
-	// lstCapped marks solana yield/lst variants dropped by the default
-	// LST floor and cap; nil for other assets.
-	lstCapped []bool
+	// order holds the variant orders; one-variant assets share
+	// singleOrders.
+	order *orders
 	// details are the asset details per strategy and variantsMode, built
 	// and encoded on first use (see detailView); nil until then.
 	details atomic.Pointer[detailCache]
-	// blob holds the search keys, lower case, distinct, each ended by
-	// \x00 (see searchBlob): one string for a fast substring test, the
-	// keys are its pieces.
-	blob string
+}
+
+// orders are an asset's variant orders: rarely more than one variant, so
+// behind a pointer (a large registry has an assetModel per asset).
+type orders struct {
+	// by holds variant indexes per sortBy (liquidity, execution quality,
+	// stock redeemability), all variants.
+	by [3][]int
+	// lstCapped marks solana yield/lst variants dropped by the default LST
+	// floor and cap; nil for other assets.
+	lstCapped []bool
 }
 
 // detailCache holds an asset's encoded details per strategy and
 // variantsMode.
 type detailCache [3][2]atomic.Pointer[detailView]
 
-// eachKey calls f with each search key of the asset (pieces of blob, no
-// copies) until f returns false.
-func (am *assetModel) eachKey(f func(k string) bool) {
-	for rest := am.blob; rest != ""; {
+// eachKey calls f with each search key of a blob (see searchBlob; its
+// pieces, no copies) until f returns false.
+func eachKey(blob string, f func(k string) bool) {
+	for rest := blob; rest != ""; {
 		i := strings.IndexByte(rest, 0)
 		if !f(rest[:i]) {
 			return
@@ -155,11 +157,22 @@ type model struct {
 // indexes are the structures built once per registry structure, possibly
 // after the model is served.
 type indexes struct {
+	// blobs hold per asset its search keys, lower case, distinct, each
+	// ended by \x00 (see searchBlob): one string for a fast substring
+	// test, the keys are its pieces.
+	blobs  []string
 	search atomic.Pointer[searchIndex] // nil until built: search scans
 	built  chan struct{}               // closed once search is set
 }
 
-func newIndexes() *indexes { return &indexes{built: make(chan struct{})} }
+// newIndexes returns the indexes of assets, the search index not built.
+func newIndexes(assets []registry.Asset) *indexes {
+	x := &indexes{blobs: make([]string, len(assets)), built: make(chan struct{})}
+	for i := range assets {
+		x.blobs[i] = searchBlob(&assets[i])
+	}
+	return x
+}
 
 // setSearch installs the search index (once per indexes).
 func (x *indexes) setSearch(si *searchIndex) {
@@ -191,7 +204,7 @@ func build(snap *registry.Snapshot, mr MarketReader, cr CanonicalReader, now tim
 		}
 	}
 	m.inputs = buildInputs(m)
-	m.indexes = newIndexes()
+	m.indexes = newIndexes(all)
 	m.byLiq = liquidityOrder(m, nil, nil)
 	return m
 }
@@ -212,27 +225,48 @@ func newAssetModel(a *registry.Asset, snap *registry.Snapshot, mr MarketReader, 
 // holds no copy of the registry's strings: Variant views are made from it
 // on use (see view), for a response or a cached detail.
 type variantModel struct {
-	rv *registry.Variant // in the snapshot, which is immutable
-	// tier is the liquidityTier and trustTier of the view: from the market
-	// liquidity when it is known, else the registry's stored hint.
-	tier     string
+	rv       *registry.Variant // in the snapshot, which is immutable
 	market   *asset.Market
 	quality  *asset.ExecutionQuality
 	advisory *asset.Advisory // nil when the mint is not flagged
 	preIPO   *PreIPOBlock
+	// tier is the liquidityTier and trustTier of the view (see tierOf):
+	// from the market liquidity when it is known, else the registry's
+	// stored hint.
+	tier uint8
+}
+
+// tierOf numbers a tier name for variantModel.tier: 1 for tier1, 2 for
+// tier2, 3 for anything else (a snapshot holds tier1..tier3 only).
+func tierOf(name string) uint8 {
+	switch name {
+	case asset.Tier1:
+		return 1
+	case asset.Tier2:
+		return 2
+	}
+	return 3
+}
+
+// tierName is the name of a tier numbered by tierOf.
+func tierName(t uint8) string {
+	switch t {
+	case 1:
+		return asset.Tier1
+	case 2:
+		return asset.Tier2
+	}
+	return asset.Tier3
 }
 
 // newVariantModel derives the model of one variant from the market cache.
 func newVariantModel(v *registry.Variant, mr MarketReader) variantModel {
 	mk := mr.Market(v.Mint)
 	tier := v.LiquidityTier
-	if tier == "" {
-		tier = asset.Tier3
-	}
 	if mk != nil && mk.Liquidity != nil {
 		tier = asset.LiquidityTier(mk.Liquidity)
 	}
-	return variantModel{rv: v, tier: tier, market: mk, quality: mr.ExecutionQuality(v.Mint)}
+	return variantModel{rv: v, tier: tierOf(tier), market: mk, quality: mr.ExecutionQuality(v.Mint)}
 }
 
 // view writes the Variant view of vm into v. Every field is assigned, one
@@ -241,7 +275,8 @@ func newVariantModel(v *registry.Variant, mr MarketReader) variantModel {
 func (vm *variantModel) view(v *Variant) {
 	rv := vm.rv
 	v.VariantID, v.Mint, v.Kind = rv.VariantID, rv.Mint, rv.Kind
-	v.LiquidityTier, v.TrustTier = vm.tier, vm.tier
+	v.LiquidityTier = tierName(vm.tier)
+	v.TrustTier = v.LiquidityTier
 	v.Tags = rv.Tags
 	if v.Tags == nil {
 		v.Tags = []string{}
@@ -287,14 +322,10 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 	// Canonical arm, stats overrides and preIpo blocks, before any view
 	// (rows, groups, details) copies stats or variants.
 	applyCanonical(am, a, cr, now)
-	if a.ImageURL != "" {
-		img := a.ImageURL
-		am.image = &img
-	}
-	if n == 1 {
+	if n == 1 && a.AssetID != solanaAssetID {
 		am.order = singleOrders
 	} else {
-		am.order = &[3][]int{}
+		am.order = &orders{by: singleOrders.by}
 	}
 	var rows []ranking.Row
 	if n > 1 {
@@ -313,7 +344,7 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 		for i, r := range rows {
 			ord[i] = r.Index
 		}
-		am.order[si] = ord
+		am.order.by[si] = ord
 	}
 	if a.AssetID == solanaAssetID {
 		var lst []ranking.Row
@@ -322,15 +353,15 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 				lst = append(lst, ranking.Row{Index: i, Mint: a.Variants[i].Mint, Market: am.variants[i].market})
 			}
 		}
-		am.lstCapped = make([]bool, n)
+		capped := make([]bool, n)
 		for _, r := range lst {
-			am.lstCapped[r.Index] = true
+			capped[r.Index] = true
 		}
 		for _, r := range ranking.CapLSTVariants(lst, "", false) {
-			am.lstCapped[r.Index] = false
+			capped[r.Index] = false
 		}
+		am.order.lstCapped = capped
 	}
-	am.blob = searchBlob(a)
 	am.live = am.stats != nil || am.canonical != nil
 	for i := range am.variants {
 		if v := &am.variants[i]; v.market != nil || v.quality != nil || v.preIPO != nil {
@@ -341,7 +372,7 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 
 // singleOrders are the orders of every one-variant asset (shared,
 // read-only).
-var singleOrders = &[3][]int{{0}, {0}, {0}}
+var singleOrders = &orders{by: [3][]int{{0}, {0}, {0}}}
 
 // groups returns the variant groups of the asset detail and the variants
 // by liquidity desc, for a variantsMode (0 default, 1 all). Computed on
@@ -350,10 +381,10 @@ var singleOrders = &[3][]int{{0}, {0}, {0}}
 func (am *assetModel) groups(mode int) (Groups, []*Variant) {
 	g := Groups{Spot: []*Variant{}, LST: []*Variant{}, Yield: []*Variant{}, ETF: []*Variant{}, Leveraged: []*Variant{},
 		Basket: []*Variant{}, TokenizedEquity: []*Variant{}}
-	n := len(am.order[0])
-	if mode == 0 && am.lstCapped != nil {
+	n := len(am.order.by[0])
+	if mode == 0 && am.order.lstCapped != nil {
 		n = 0
-		for _, i := range am.order[0] {
+		for _, i := range am.order.by[0] {
 			if !am.capped(i) {
 				n++
 			}
@@ -361,7 +392,7 @@ func (am *assetModel) groups(mode int) (Groups, []*Variant) {
 	}
 	views := make([]Variant, n)
 	byLiq := make([]*Variant, 0, n)
-	for _, i := range am.order[0] {
+	for _, i := range am.order.by[0] {
 		if mode == 0 && am.capped(i) {
 			continue
 		}
@@ -391,11 +422,20 @@ func (am *assetModel) groups(mode int) (Groups, []*Variant) {
 // row is the asset row without its primary variant and variants.
 func (am *assetModel) row() Row {
 	a := am.a
-	return Row{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, ImageURL: am.image, Stats: am.stats}
+	return Row{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, ImageURL: am.image(), Stats: am.stats}
 }
 
 // capped reports whether variant i is hidden by the default LST floor/cap.
-func (am *assetModel) capped(i int) bool { return am.lstCapped != nil && am.lstCapped[i] }
+func (am *assetModel) capped(i int) bool { return am.order.lstCapped != nil && am.order.lstCapped[i] }
+
+// image is the asset's curated image, nil when it has none: a pointer
+// into the snapshot, which is immutable.
+func (am *assetModel) image() *string {
+	if am.a.ImageURL == "" {
+		return nil
+	}
+	return &am.a.ImageURL
+}
 
 // primaryView writes the view of the primary variant for a strategy into
 // v and returns v, or returns nil when the asset has no primary.
@@ -510,7 +550,7 @@ func buildCurated(m *model, snap *registry.Snapshot) map[string]*curatedModel {
 		}
 		if hasSolana && (l.ID == "lsts" || l.ID == registry.AllListID) {
 			sm := m.assets[solana]
-			for _, vi := range sm.order[0] {
+			for _, vi := range sm.order.by[0] {
 				if isLSTKind(sm.a.Variants[vi].Kind) {
 					addAsset(solana)
 					addMint(solana, vi, lstAdded[sm.a.Variants[vi].Mint])
@@ -534,7 +574,7 @@ func buildCurated(m *model, snap *registry.Snapshot) map[string]*curatedModel {
 		slices.SortStableFunc(cm.assets, byVolume)
 		for mode := range 2 {
 			rows := mintRows[mode]
-			pos := func(r mintRow) int { return slices.Index(m.assets[r.asset].order[0], r.variant) }
+			pos := func(r mintRow) int { return slices.Index(m.assets[r.asset].order.by[0], r.variant) }
 			slices.SortStableFunc(rows, func(x, y mintRow) int {
 				if x.asset != y.asset {
 					return byVolume(x.asset, y.asset)

@@ -180,7 +180,7 @@ func (am *assetModel) newDetailView(si, mode int) *detailView {
 	a := am.a
 	groups, _ := am.groups(mode)
 	d := &Detail{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, Aliases: a.Aliases,
-		ImageURL: am.image, Stats: am.stats, PrimaryVariantStrategy: asset.Strategies[si], PrimaryVariant: am.primaryView(si, new(Variant)),
+		ImageURL: am.image(), Stats: am.stats, PrimaryVariantStrategy: asset.Strategies[si], PrimaryVariant: am.primaryView(si, new(Variant)),
 		CanonicalMarket: am.canonical, VariantGroups: groups}
 	if d.Aliases == nil {
 		d.Aliases = []string{}
@@ -220,12 +220,12 @@ func (c *Catalog) Variants(res registry.Resolution, f VariantFilter) ([]*Variant
 	}
 	var buf [32]int
 	keep := buf[:0]
-	for _, i := range am.order[strategyIndex(f.SortBy)] {
+	for _, i := range am.order.by[strategyIndex(f.SortBy)] {
 		vm := &am.variants[i]
 		if !f.All && am.capped(i) && vm.rv.Mint != f.Mint {
 			continue
 		}
-		if f.Kind != "" && vm.rv.Kind != f.Kind || f.LiquidityTier != "" && vm.tier != f.LiquidityTier ||
+		if f.Kind != "" && vm.rv.Kind != f.Kind || f.LiquidityTier != "" && tierName(vm.tier) != f.LiquidityTier ||
 			f.StockVariantTier != "" && vm.rv.StockVariantTier != f.StockVariantTier {
 			continue
 		}

@@ -159,6 +159,6 @@ func (c *Catalog) applyLocked(old *model, dirty []int32) {
 
 // sameView reports whether two builds of one asset serve the same data.
 func sameView(a, b *assetModel) bool {
-	return a.primary == b.primary && slices.Equal(a.lstCapped, b.lstCapped) && reflect.DeepEqual(a.order, b.order) &&
+	return a.primary == b.primary && reflect.DeepEqual(a.order, b.order) &&
 		reflect.DeepEqual(a.stats, b.stats) && reflect.DeepEqual(a.canonical, b.canonical) && reflect.DeepEqual(a.variants, b.variants)
 }

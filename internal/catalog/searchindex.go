@@ -10,6 +10,7 @@ import (
 // scanning every asset. Built with the registry structure (search keys do
 // not depend on market data) and shared by the models of one snapshot.
 type searchIndex struct {
+	blobs []string // the indexes' blobs: keys are pieces of them
 	// keys holds every (search key, asset) pair sorted by key: exact and
 	// prefix matches are a binary-searched range.
 	keys []keyRef
@@ -37,11 +38,9 @@ type keyRef struct {
 	off   uint32
 }
 
-// key returns r's key, read from asset r.asset's blob in m: any model of
-// the snapshot the index was built for (blobs depend on the registry
-// only, so theirs are equal).
-func (r keyRef) key(m *model) string {
-	b := m.assets[r.asset].blob[r.off:]
+// key returns r's key.
+func (x *searchIndex) key(r keyRef) string {
+	b := x.blobs[r.asset][r.off:]
 	return b[:strings.IndexByte(b, 0)]
 }
 
@@ -67,9 +66,9 @@ func charMask(s string) uint64 {
 
 // assetGrams returns the distinct grams of an asset's keys, sorted, in
 // buf's storage.
-func assetGrams(am *assetModel, buf []uint32) []uint32 {
+func assetGrams(blob string, buf []uint32) []uint32 {
 	buf = buf[:0]
-	am.eachKey(func(k string) bool {
+	eachKey(blob, func(k string) bool {
 		for j := 0; j+1 < len(k); j++ {
 			buf = append(buf, gram2(k[j], k[j+1]))
 			if j+2 < len(k) {
@@ -90,10 +89,10 @@ func assetGrams(am *assetModel, buf []uint32) []uint32 {
 const maxPosting = smallSet
 
 func buildSearchIndex(m *model) *searchIndex {
-	x := &searchIndex{gramAt: map[uint32]int32{}, masks: make([]uint64, len(m.assets))}
+	x := &searchIndex{blobs: m.indexes.blobs, gramAt: map[uint32]int32{}, masks: make([]uint64, len(m.assets))}
 	n := 0
-	for _, am := range m.assets {
-		n += strings.Count(am.blob, "\x00")
+	for _, blob := range x.blobs {
+		n += strings.Count(blob, "\x00")
 	}
 	x.keys = make([]keyRef, 0, n)
 	// Two passes over the grams: count each gram's assets, then place
@@ -101,15 +100,15 @@ func buildSearchIndex(m *model) *searchIndex {
 	// size.
 	var gs []uint32
 	var counts []int32
-	for i, am := range m.assets {
-		for off := 0; off < len(am.blob); {
-			k := am.blob[off:]
+	for i, blob := range x.blobs {
+		for off := 0; off < len(blob); {
+			k := blob[off:]
 			k = k[:strings.IndexByte(k, 0)]
 			x.keys = append(x.keys, keyRef{int32(i), uint32(off)})
 			x.masks[i] |= charMask(k)
 			off += len(k) + 1
 		}
-		gs = assetGrams(am, gs)
+		gs = assetGrams(blob, gs)
 		for _, g := range gs {
 			at, ok := x.gramAt[g]
 			if !ok {
@@ -131,8 +130,8 @@ func buildSearchIndex(m *model) *searchIndex {
 		kept += c
 	}
 	x.postings = make([]int32, kept)
-	for i, am := range m.assets {
-		gs = assetGrams(am, gs)
+	for i, blob := range x.blobs {
+		gs = assetGrams(blob, gs)
 		for _, g := range gs {
 			if sp := &x.spans[x.gramAt[g]]; sp.start >= 0 {
 				x.postings[sp.end] = int32(i)
@@ -141,16 +140,15 @@ func buildSearchIndex(m *model) *searchIndex {
 		}
 	}
 	slices.SortFunc(x.keys, func(a, b keyRef) int {
-		return cmp.Or(strings.Compare(a.key(m), b.key(m)), cmp.Compare(a.asset, b.asset))
+		return cmp.Or(strings.Compare(x.key(a), x.key(b)), cmp.Compare(a.asset, b.asset))
 	})
 	return x
 }
 
-// prefixRange is the range of keys starting with q (m is a model of the
-// index's snapshot).
-func (x *searchIndex) prefixRange(m *model, q string) (lo, hi int) {
-	lo, _ = slices.BinarySearchFunc(x.keys, q, func(r keyRef, q string) int { return strings.Compare(r.key(m), q) })
-	hi = lo + sortSearch(len(x.keys)-lo, func(i int) bool { return !strings.HasPrefix(x.keys[lo+i].key(m), q) })
+// prefixRange is the range of keys starting with q.
+func (x *searchIndex) prefixRange(q string) (lo, hi int) {
+	lo, _ = slices.BinarySearchFunc(x.keys, q, func(r keyRef, q string) int { return strings.Compare(x.key(r), q) })
+	hi = lo + sortSearch(len(x.keys)-lo, func(i int) bool { return !strings.HasPrefix(x.key(x.keys[lo+i]), q) })
 	return lo, hi
 }
 
@@ -224,13 +222,13 @@ next:
 }
 
 // matchClass is the best match class of q (lower case) among an asset's
-// search keys: exact, prefix, substring or none.
-func matchClass(am *assetModel, lq string) int {
-	if !strings.Contains(am.blob, lq) {
+// search keys (its blob): exact, prefix, substring or none.
+func matchClass(blob, lq string) int {
+	if !strings.Contains(blob, lq) {
 		return matchNone
 	}
 	best := matchNone
-	for rest := am.blob; rest != ""; {
+	for rest := blob; rest != ""; {
 		i := strings.IndexByte(rest, 0)
 		switch k := rest[:i]; {
 		case k == lq:
@@ -264,16 +262,16 @@ func (m *model) searchAssets(lq, category string, limit int) []searchHit {
 	x := m.indexes.search.Load()
 	if x == nil { // not built yet: scan
 		var hits []searchHit
-		for i, am := range m.assets {
+		for i, blob := range m.indexes.blobs {
 			if keep(int32(i)) {
-				if c := matchClass(am, lq); c != matchNone {
+				if c := matchClass(blob, lq); c != matchNone {
 					hits = append(hits, searchHit{int32(i), c})
 				}
 			}
 		}
 		return m.rankHits(hits, limit)
 	}
-	lo, hi := x.prefixRange(m, lq)
+	lo, hi := x.prefixRange(lq)
 	// Exact and prefix matches: the key range.
 	var hits []searchHit
 	seen := map[int32]bool{}
@@ -282,7 +280,7 @@ func (m *model) searchAssets(lq, category string, limit int) []searchHit {
 		for _, r := range x.keys[lo:hi] {
 			if !seen[r.asset] && keep(r.asset) {
 				seen[r.asset] = true
-				hits = append(hits, searchHit{r.asset, matchClass(m.assets[r.asset], lq)})
+				hits = append(hits, searchHit{r.asset, matchClass(x.blobs[r.asset], lq)})
 			}
 		}
 		if len(hits) < limit {
@@ -291,7 +289,7 @@ func (m *model) searchAssets(lq, category string, limit int) []searchHit {
 			if cands, ok := x.candidates(lq, smallSet); ok {
 				for _, ai := range cands {
 					if !seen[ai] && keep(ai) {
-						if c := matchClass(m.assets[ai], lq); c != matchNone {
+						if c := matchClass(x.blobs[ai], lq); c != matchNone {
 							seen[ai] = true
 							hits = append(hits, searchHit{ai, c})
 						}
@@ -305,7 +303,7 @@ func (m *model) searchAssets(lq, category string, limit int) []searchHit {
 	} else {
 		// Too many prefix matches to sort: the exact ones from the key
 		// range, the rest by walking.
-		for i := lo; i < hi && x.keys[i].key(m) == lq; i++ {
+		for i := lo; i < hi && x.key(x.keys[i]) == lq; i++ {
 			if r := x.keys[i]; !seen[r.asset] && keep(r.asset) {
 				seen[r.asset] = true
 				hits = append(hits, searchHit{r.asset, matchExact})
@@ -348,7 +346,7 @@ func (m *model) walkHits(lq string, hits []searchHit, seen map[int32]bool, keep 
 		if masks[ai]&qm != qm || seen[ai] || !keep(ai) {
 			continue
 		}
-		switch matchClass(m.assets[ai], lq) {
+		switch matchClass(m.indexes.blobs[ai], lq) {
 		case matchPrefix:
 			prefix = append(prefix, searchHit{ai, matchPrefix})
 		case matchSubstring:

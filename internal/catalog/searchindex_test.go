@@ -54,12 +54,12 @@ func scanSearch(m *model, q, category string, limit int) []string {
 		id    string
 	}
 	var hits []hit
-	for _, am := range m.assets {
-		if category != "" && am.a.Category != category || !strings.Contains(am.blob, lq) {
+	for i, am := range m.assets {
+		if category != "" && am.a.Category != category || !strings.Contains(m.indexes.blobs[i], lq) {
 			continue
 		}
 		best := matchNone
-		for _, k := range keysOf(am) {
+		for _, k := range keysOf(m.indexes.blobs[i]) {
 			switch {
 			case k == lq:
 				best = matchExact
@@ -111,8 +111,8 @@ func TestSearchIndexMatchesScan(t *testing.T) {
 		"nothing-matches-this", "ü", "0000", "9", "99", "999"}
 	rng := rand.New(rand.NewPCG(3, 5))
 	for range 150 {
-		am := m.assets[rng.IntN(len(m.assets))]
-		k := keysOf(am)[rng.IntN(len(keysOf(am)))]
+		keys := keysOf(m.indexes.blobs[rng.IntN(len(m.assets))])
+		k := keys[rng.IntN(len(keys))]
 		i := rng.IntN(len(k))
 		queries = append(queries, k[i:i+1+rng.IntN(min(6, len(k)-i))])
 	}
@@ -136,10 +136,10 @@ func TestSearchIndexMatchesScan(t *testing.T) {
 	}
 }
 
-// keysOf lists an asset's search keys.
-func keysOf(am *assetModel) []string {
+// keysOf lists the search keys of a blob.
+func keysOf(blob string) []string {
 	var out []string
-	am.eachKey(func(k string) bool { out = append(out, k); return true })
+	eachKey(blob, func(k string) bool { out = append(out, k); return true })
 	return out
 }
 
@@ -160,12 +160,12 @@ func TestSearchBlob(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			am := &assetModel{blob: searchBlob(&tt.a)}
-			if got := keysOf(am); !slices.Equal(got, tt.want) {
+			blob := searchBlob(&tt.a)
+			if got := keysOf(blob); !slices.Equal(got, tt.want) {
 				t.Errorf("keys %q, want %q", got, tt.want)
 			}
-			if !strings.HasSuffix(am.blob, "\x00") || strings.Contains(am.blob, "\x00\x00") {
-				t.Errorf("blob %q: every key ends with one \\x00", am.blob)
+			if !strings.HasSuffix(blob, "\x00") || strings.Contains(blob, "\x00\x00") {
+				t.Errorf("blob %q: every key ends with one \\x00", blob)
 			}
 		})
 	}
