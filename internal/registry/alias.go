@@ -113,10 +113,25 @@ func claims(a *Asset, lstMints map[string]bool, supplemental bool) iter.Seq[clai
 	}
 }
 
-// buildAliasIndex indexes the alias keys of assets (sorted by id) and
+// buildAliasIndex indexes the alias keys of the snapshot's assets and
 // reports every key that more than one asset claims. supplemental holds the
 // ids of assets from supplemental documents.
-func buildAliasIndex(assets []Asset, lstMints, supplemental map[string]bool, r *Report) aliasIndex {
+//
+// A key that is an asset id or a variant id, and resolves to what the
+// snapshot's id or variant-id index finds for it (see derivedAlias), is
+// left out of the table: lookupAlias answers it from those indexes. At
+// 150,000 assets that is every asset id and most variant ids, half the
+// keys.
+func buildAliasIndex(s *Snapshot, lstMints, supplemental map[string]bool, r *Report) aliasIndex {
+	return aliasKeys(s.assets, lstMints, supplemental, r).BuildKeeping(func(k string, e aliasEntry) bool {
+		d, ok := derivedAlias(s, k)
+		return !ok || d != e
+	})
+}
+
+// aliasKeys gathers every alias key of assets (sorted by id) with the
+// entry it resolves to, and reports every key more than one asset claims.
+func aliasKeys(assets []Asset, lstMints, supplemental map[string]bool, r *Report) *strtab.Builder[aliasEntry] {
 	// While building, an entry holds the winning asset and its tier
 	// (asset<<3 | tier); candidates lists, in claim order, every asset
 	// claiming a key more than one asset claims.
@@ -170,34 +185,62 @@ func buildAliasIndex(assets []Asset, lstMints, supplemental map[string]bool, r *
 		}
 		values[k] = e>>3<<1 | lst
 	}
-	return index.Build()
+	return index
 }
 
-// lookupAlias finds ref in the alias index case-insensitively. ASCII
-// references up to 128 bytes are lower-cased on the stack, so the lookup
-// does not allocate.
-func lookupAlias(index *aliasIndex, ref string) (aliasEntry, bool) {
+// derivedAlias is the entry the snapshot's indexes give an alias key: the
+// asset with that id, else the asset of the variant with that variant id
+// (flagged when an LST index attached it).
+func derivedAlias[K string | []byte](s *Snapshot, k K) (aliasEntry, bool) {
+	if i, ok := strtab.Lookup(&s.ids, k, s.assetKey); ok {
+		return aliasEntry(i << 1), true
+	}
+	if n, ok := strtab.Lookup(&s.variants, k, s.variantKey); ok {
+		e := s.mintAt[n]
+		lst := aliasEntry(0)
+		if e.lstIndex() {
+			lst = 1
+		}
+		return aliasEntry(e.asset<<1) | lst, true
+	}
+	return 0, false
+}
+
+// lookupAlias finds ref among the alias keys case-insensitively: in the
+// alias table, else among the keys it leaves to the snapshot's indexes.
+// ASCII references up to 128 bytes are lower-cased on the stack, so the
+// lookup does not allocate.
+func (s *Snapshot) lookupAlias(ref string) (aliasEntry, bool) {
 	var buf [128]byte
 	if len(ref) > len(buf) {
-		return aliasValue(index.Get(aliasKey(ref)))
+		return lookupKey(s, aliasKey(ref))
 	}
 	b := buf[:len(ref)]
 	for i := 0; i < len(ref); i++ {
 		c := ref[i]
 		if c >= 0x80 {
-			return aliasValue(index.Get(aliasKey(ref)))
+			return lookupKey(s, aliasKey(ref))
 		}
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		b[i] = c
 	}
-	return aliasValue(index.GetBytes(b))
+	return lookupKey(s, b)
 }
 
-func aliasValue(e *aliasEntry, ok bool) (aliasEntry, bool) {
-	if !ok {
-		return 0, false
+// lookupKey finds an alias key (lower case).
+func lookupKey[K string | []byte](s *Snapshot, k K) (aliasEntry, bool) {
+	var e *aliasEntry
+	var ok bool
+	switch k := any(k).(type) {
+	case string:
+		e, ok = s.aliases.Get(k)
+	case []byte:
+		e, ok = s.aliases.GetBytes(k)
 	}
-	return *e, true
+	if ok {
+		return *e, true
+	}
+	return derivedAlias(s, k)
 }

@@ -96,7 +96,7 @@ func TestLookupAlias(t *testing.T) {
 		v, _ := b.Add(k)
 		*v = e
 	}
-	index := b.Build()
+	s := &Snapshot{assets: assets, aliases: b.Build()}
 	tests := []struct{ ref, want string }{
 		{"usd coin", "usd"},
 		{"USD Coin", "usd"},
@@ -106,7 +106,7 @@ func TestLookupAlias(t *testing.T) {
 		{"usd  coin", ""},
 	}
 	for _, tt := range tests {
-		e, ok := lookupAlias(&index, tt.ref)
+		e, ok := s.lookupAlias(tt.ref)
 		got := ""
 		if ok {
 			got = assets[e.asset()].AssetID
@@ -117,5 +117,40 @@ func TestLookupAlias(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("lookupAlias(%q) = %q, want %q", tt.ref, got, tt.want)
 		}
+	}
+}
+
+// The alias table leaves out the keys the snapshot's id and variant-id
+// indexes answer; every key still resolves as the full table resolves it,
+// in any case, including a variant id another asset wins as an alias.
+func TestAliasTableLeavesOutDerivedKeys(t *testing.T) {
+	doc := fixtureDoc()
+	doc.Assets = append(doc.Assets,
+		Asset{AssetID: "taker", Category: "crypto", Aliases: []string{"usd:usdc"},
+			Variants: []Variant{{VariantID: "taker:v", Mint: mintJUP, Kind: asset.KindNative}}},
+		Asset{AssetID: "mixed", Category: "crypto",
+			Variants: []Variant{{VariantID: "mixed:UPPER", Mint: mintMSOL, Kind: asset.KindNative}}})
+	s, _ := mustBuild(t, doc)
+	lst := map[string]bool{}
+	for _, m := range s.Mints() {
+		lst[m] = s.IsLSTIndexMint(m)
+	}
+	full := aliasKeys(s.Assets(), lst, nil, newReport("")).Build()
+	if s.aliases.Len() >= full.Len() {
+		t.Errorf("the table holds %d of %d keys: none left out", s.aliases.Len(), full.Len())
+	}
+	for n := range full.Len() {
+		k, want := full.Key(n), *full.Value(n)
+		for _, ref := range []string{k, strings.ToUpper(k)} {
+			if got, ok := s.lookupAlias(ref); !ok || got != want {
+				t.Errorf("lookupAlias(%q) = %d %v, want %d (%s)", ref, got, ok, want, s.assets[want.asset()].AssetID)
+			}
+		}
+	}
+	if e, _ := s.lookupAlias("USD:USDC"); s.assets[e.asset()].AssetID != "taker" {
+		t.Errorf("lookupAlias(USD:USDC) = %s, want taker (an asset alias beats a variant id)", s.assets[e.asset()].AssetID)
+	}
+	if _, ok := s.lookupAlias("nothing"); ok {
+		t.Error("an unknown key resolves")
 	}
 }

@@ -122,7 +122,7 @@ func newSnapshot(m *merger, r *Report) (*Snapshot, error) {
 	if s.variants, _, dup = strtab.NewIndex(len(s.mintList), s.variantKey); dup >= 0 {
 		return nil, fmt.Errorf("internal error: variantId %q repeated after merge", s.variantKey(dup))
 	}
-	s.aliases = buildAliasIndex(s.assets, m.lstMints, m.supplemental, r)
+	s.aliases = buildAliasIndex(s, m.lstMints, m.supplemental, r)
 	s.curated = buildCurated(m.lists, s, r)
 	return s, nil
 }

@@ -86,7 +86,7 @@ func (s *Snapshot) Resolve(ref string) (Resolution, error) {
 		a := &s.assets[i]
 		return Resolution{Ref: ref, AssetID: a.AssetID, ResolvedBy: asset.ResolvedByAssetID, Asset: a}, nil
 	}
-	if e, ok := lookupAlias(&s.aliases, ref); ok {
+	if e, ok := s.lookupAlias(ref); ok {
 		by := asset.ResolvedByAlias
 		if e.lstIndex() {
 			by = asset.ResolvedByLSTIndex

@@ -109,6 +109,17 @@ func (x *Index) FindBytes(k []byte, key func(int) string) (int, bool) {
 	return find(x, maphash.Bytes(x.seed, k), k, key)
 }
 
+// Lookup is Find or FindBytes, for code generic over its key's type.
+func Lookup[K string | []byte](x *Index, k K, key func(int) string) (int, bool) {
+	switch k := any(k).(type) {
+	case string:
+		return x.Find(k, key)
+	case []byte:
+		return x.FindBytes(k, key)
+	}
+	panic("unreachable")
+}
+
 // find probes for k, whose hash is h (the comparison with a []byte key
 // does not convert it); x is not empty. A later duplicate sits after the
 // earlier one in its probe sequence, so the earlier is found.
@@ -194,8 +205,21 @@ func (b *Builder[V]) Values() []V { return b.values }
 
 // Build returns the table of the keys added so far. It panics past 2^32
 // bytes of keys or 2^31 keys.
-func (b *Builder[V]) Build() Table[V] {
-	t := Table[V]{keys: NewList(b.keys), values: slices.Clone(b.values)}
-	t.index, _, _ = NewIndex(len(b.keys), t.keys.At) // the Builder's keys are distinct
+func (b *Builder[V]) Build() Table[V] { return b.BuildKeeping(nil) }
+
+// BuildKeeping is Build with only the keys for which keep, when not nil,
+// reports true.
+func (b *Builder[V]) BuildKeeping(keep func(key string, v V) bool) Table[V] {
+	keys, values := b.keys, b.values
+	if keep != nil {
+		keys, values = nil, nil
+		for n, k := range b.keys {
+			if keep(k, b.values[n]) {
+				keys, values = append(keys, k), append(values, b.values[n])
+			}
+		}
+	}
+	t := Table[V]{keys: NewList(keys), values: slices.Clone(values)}
+	t.index, _, _ = NewIndex(len(keys), t.keys.At) // the Builder's keys are distinct
 	return t
 }

@@ -185,3 +185,34 @@ func BenchmarkFind(b *testing.B) {
 		}
 	})
 }
+
+func TestBuildKeepingAndLookup(t *testing.T) {
+	b := NewBuilder[int](0)
+	for i := range 100 {
+		*first(b.Add(fmt.Sprint("k", i))) = i
+	}
+	tab := b.BuildKeeping(func(k string, v int) bool { return v%3 == 0 })
+	if tab.Len() != 34 {
+		t.Fatalf("kept %d keys, want 34", tab.Len())
+	}
+	for i := range 100 {
+		k := fmt.Sprint("k", i)
+		if v, ok := tab.Get(k); ok != (i%3 == 0) || ok && *v != i {
+			t.Errorf("Get(%q) = %v %v after keeping multiples of 3", k, v, ok)
+		}
+	}
+	keys := []string{"a", "bb", "ccc"}
+	at := func(n int) string { return keys[n] }
+	x, _, _ := NewIndex(len(keys), at)
+	for want, k := range keys {
+		if n, ok := Lookup(&x, k, at); !ok || n != want {
+			t.Errorf("Lookup(%q) = %d %v", k, n, ok)
+		}
+		if n, ok := Lookup(&x, []byte(k), at); !ok || n != want {
+			t.Errorf("Lookup([]byte %q) = %d %v", k, n, ok)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { Lookup(&x, []byte("bb"), at) }); n != 0 {
+		t.Errorf("Lookup with a []byte key allocates %.0f times", n)
+	}
+}
