@@ -344,7 +344,7 @@ func TestSearchOrderProperty(t *testing.T) {
 	}
 	for range 300 {
 		ai := rng.IntN(len(m.assets))
-		am, keys := m.assets[ai], keysOf(m.indexes.blobs[ai])
+		am, keys := m.assets[ai], keysOf(m.indexes.blobs.At(ai))
 		k := keys[rng.IntN(len(keys))]
 		i := rng.IntN(len(k))
 		q := k[i : i+1+rng.IntN(len(k)-i)]
@@ -365,7 +365,7 @@ func TestSearchOrderProperty(t *testing.T) {
 		var want []key
 		for j := range m.assets {
 			o := m.assets[j]
-			if cl := class(m.indexes.blobs[j], strings.ToLower(q)); cl != matchNone && (category == "" || o.a.Category == category) {
+			if cl := class(m.indexes.blobs.At(j), strings.ToLower(q)); cl != matchNone && (category == "" || o.a.Category == category) {
 				want = append(want, key{cl, o.liquidity(), o.a.AssetID})
 			}
 		}

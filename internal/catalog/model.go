@@ -17,6 +17,7 @@ import (
 	"github.com/assetd/assetd/internal/ranking"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/stats"
+	"github.com/assetd/assetd/internal/strtab"
 )
 
 // MarketReader reads cached market data. Implementations answer from
@@ -160,18 +161,19 @@ type indexes struct {
 	// blobs hold per asset its search keys, lower case, distinct, each
 	// ended by \x00 (see searchBlob): one string for a fast substring
 	// test, the keys are its pieces.
-	blobs  []string
+	blobs  strtab.List
 	search atomic.Pointer[searchIndex] // nil until built: search scans
 	built  chan struct{}               // closed once search is set
 }
 
 // newIndexes returns the indexes of assets, the search index not built.
 func newIndexes(assets []registry.Asset) *indexes {
-	x := &indexes{blobs: make([]string, len(assets)), built: make(chan struct{})}
+	blobs := make([]string, len(assets))
 	for i := range assets {
-		x.blobs[i] = searchBlob(&assets[i])
+		blobs[i] = searchBlob(&assets[i])
 	}
-	return x
+	// Packed: no string header per asset, no allocation rounded up.
+	return &indexes{blobs: strtab.NewList(blobs), built: make(chan struct{})}
 }
 
 // setSearch installs the search index (once per indexes).

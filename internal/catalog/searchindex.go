@@ -4,13 +4,15 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/assetd/assetd/internal/strtab"
 )
 
 // searchIndex finds the assets whose search keys contain a query without
 // scanning every asset. Built with the registry structure (search keys do
 // not depend on market data) and shared by the models of one snapshot.
 type searchIndex struct {
-	blobs []string // the indexes' blobs: keys are pieces of them
+	blobs strtab.List // the indexes' blobs: keys are pieces of them
 	// keys holds every (search key, asset) pair sorted by key: exact and
 	// prefix matches are a binary-searched range.
 	keys []keyRef
@@ -40,7 +42,7 @@ type keyRef struct {
 
 // key returns r's key.
 func (x *searchIndex) key(r keyRef) string {
-	b := x.blobs[r.asset][r.off:]
+	b := x.blobs.At(int(r.asset))[r.off:]
 	return b[:strings.IndexByte(b, 0)]
 }
 
@@ -91,7 +93,8 @@ const maxPosting = smallSet
 func buildSearchIndex(m *model) *searchIndex {
 	x := &searchIndex{blobs: m.indexes.blobs, gramAt: map[uint32]int32{}, masks: make([]uint64, len(m.assets))}
 	n := 0
-	for _, blob := range x.blobs {
+	for i := range x.blobs.Len() {
+		blob := x.blobs.At(i)
 		n += strings.Count(blob, "\x00")
 	}
 	x.keys = make([]keyRef, 0, n)
@@ -100,7 +103,8 @@ func buildSearchIndex(m *model) *searchIndex {
 	// size.
 	var gs []uint32
 	var counts []int32
-	for i, blob := range x.blobs {
+	for i := range x.blobs.Len() {
+		blob := x.blobs.At(i)
 		for off := 0; off < len(blob); {
 			k := blob[off:]
 			k = k[:strings.IndexByte(k, 0)]
@@ -130,7 +134,8 @@ func buildSearchIndex(m *model) *searchIndex {
 		kept += c
 	}
 	x.postings = make([]int32, kept)
-	for i, blob := range x.blobs {
+	for i := range x.blobs.Len() {
+		blob := x.blobs.At(i)
 		gs = assetGrams(blob, gs)
 		for _, g := range gs {
 			if sp := &x.spans[x.gramAt[g]]; sp.start >= 0 {
@@ -262,7 +267,8 @@ func (m *model) searchAssets(lq, category string, limit int) []searchHit {
 	x := m.indexes.search.Load()
 	if x == nil { // not built yet: scan
 		var hits []searchHit
-		for i, blob := range m.indexes.blobs {
+		for i := range m.indexes.blobs.Len() {
+			blob := m.indexes.blobs.At(i)
 			if keep(int32(i)) {
 				if c := matchClass(blob, lq); c != matchNone {
 					hits = append(hits, searchHit{int32(i), c})
@@ -280,7 +286,7 @@ func (m *model) searchAssets(lq, category string, limit int) []searchHit {
 		for _, r := range x.keys[lo:hi] {
 			if !seen[r.asset] && keep(r.asset) {
 				seen[r.asset] = true
-				hits = append(hits, searchHit{r.asset, matchClass(x.blobs[r.asset], lq)})
+				hits = append(hits, searchHit{r.asset, matchClass(x.blobs.At(int(r.asset)), lq)})
 			}
 		}
 		if len(hits) < limit {
@@ -289,7 +295,7 @@ func (m *model) searchAssets(lq, category string, limit int) []searchHit {
 			if cands, ok := x.candidates(lq, smallSet); ok {
 				for _, ai := range cands {
 					if !seen[ai] && keep(ai) {
-						if c := matchClass(x.blobs[ai], lq); c != matchNone {
+						if c := matchClass(x.blobs.At(int(ai)), lq); c != matchNone {
 							seen[ai] = true
 							hits = append(hits, searchHit{ai, c})
 						}
@@ -346,7 +352,7 @@ func (m *model) walkHits(lq string, hits []searchHit, seen map[int32]bool, keep 
 		if masks[ai]&qm != qm || seen[ai] || !keep(ai) {
 			continue
 		}
-		switch matchClass(m.indexes.blobs[ai], lq) {
+		switch matchClass(m.indexes.blobs.At(int(ai)), lq) {
 		case matchPrefix:
 			prefix = append(prefix, searchHit{ai, matchPrefix})
 		case matchSubstring:

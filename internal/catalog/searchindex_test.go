@@ -55,11 +55,11 @@ func scanSearch(m *model, q, category string, limit int) []string {
 	}
 	var hits []hit
 	for i, am := range m.assets {
-		if category != "" && am.a.Category != category || !strings.Contains(m.indexes.blobs[i], lq) {
+		if category != "" && am.a.Category != category || !strings.Contains(m.indexes.blobs.At(i), lq) {
 			continue
 		}
 		best := matchNone
-		for _, k := range keysOf(m.indexes.blobs[i]) {
+		for _, k := range keysOf(m.indexes.blobs.At(i)) {
 			switch {
 			case k == lq:
 				best = matchExact
@@ -111,7 +111,7 @@ func TestSearchIndexMatchesScan(t *testing.T) {
 		"nothing-matches-this", "ü", "0000", "9", "99", "999"}
 	rng := rand.New(rand.NewPCG(3, 5))
 	for range 150 {
-		keys := keysOf(m.indexes.blobs[rng.IntN(len(m.assets))])
+		keys := keysOf(m.indexes.blobs.At(rng.IntN(len(m.assets))))
 		k := keys[rng.IntN(len(keys))]
 		i := rng.IntN(len(k))
 		queries = append(queries, k[i:i+1+rng.IntN(min(6, len(k)-i))])
