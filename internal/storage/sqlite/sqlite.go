@@ -116,6 +116,9 @@ func (s *Store) Migrate(ctx context.Context) (applied int, err error) {
 			applied++
 		}
 	}
+	if err := s.compressRegistryBodies(ctx); err != nil {
+		return applied, fmt.Errorf("sqlite: migrate: compress registry documents: %w", err)
+	}
 	return applied, nil
 }
 

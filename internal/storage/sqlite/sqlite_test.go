@@ -2,8 +2,13 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/storage/sqlite"
 	"github.com/assetd/assetd/internal/storage/storetest"
 )
@@ -27,4 +32,75 @@ func TestConformance(t *testing.T) {
 		}
 		return s, func() storetest.Store { return open(t, dir) }
 	}})
+}
+
+// Large registry bodies are stored as zstd frames (SQLite's allocator
+// keeps the memory a value is read into), those an earlier version stored
+// as imported are compressed by the next Migrate, small ones stay as they
+// are, and all read back as imported.
+func TestRegistryBodyEncoding(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := context.Background()
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat(`{"assetId":"syn-000001","name":"Synthetic asset 1"},`, 4000)
+	for _, d := range []storage.RegistryDocument{
+		{Source: "big", Format: "assetd", Body: []byte(big), Hash: "h1"},
+		{Source: "small", Format: "assetd", Body: []byte(`{"assets":[]}`), Hash: "h2"},
+	} {
+		if _, err := s.PutRegistryDocument(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// A row as an earlier version stored it: the body as imported.
+	if _, err := db.ExecContext(ctx, `INSERT INTO registry_documents(source, format, body, hash, imported_at) VALUES ('old', 'assetd', ?, 'h3', 0)`,
+		[]byte(big)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stored := map[string]string{}
+	rows, err := db.QueryContext(ctx, `SELECT source, encoding, length(body) FROM registry_documents`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var src, enc string
+		var n int
+		if err := rows.Scan(&src, &enc, &n); err != nil {
+			t.Fatal(err)
+		}
+		stored[src] = fmt.Sprintf("%s %d", enc, n)
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{"big", "old"} {
+		var zn int
+		if _, err := fmt.Sscanf(stored[src], "zstd %d", &zn); err != nil || zn >= len(big)/10 {
+			t.Errorf("%s body stored as %q, want zstd under a tenth of %d bytes", src, stored[src], len(big))
+		}
+	}
+	if stored["small"] != " 13" {
+		t.Errorf("small body stored as %q, want as imported", stored["small"])
+	}
+	docs, err := s.ListRegistryDocuments(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, d := range docs {
+		got[d.Source] = string(d.Body)
+	}
+	if got["big"] != big || got["old"] != big || got["small"] != `{"assets":[]}` {
+		t.Errorf("bodies read back differ from those imported (%d, %d, %q)", len(got["big"]), len(got["old"]), got["small"])
+	}
 }

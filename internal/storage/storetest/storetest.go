@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -407,5 +408,23 @@ func testRegistryDocuments(t *testing.T, h Harness) {
 	}
 	if err := s.DeleteRegistryDocument(ctx, "b"); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("second delete: %v", err)
+	}
+	// A large body (an engine may store it compressed) comes back byte
+	// for byte.
+	var big strings.Builder
+	big.WriteString(`{"assets":[`)
+	for i := range 20_000 {
+		fmt.Fprintf(&big, `{"assetId":"syn-%06d","name":"Synthetic asset %d"},`, i, i*7919%100_003)
+	}
+	big.WriteString(`{}]}`)
+	if _, err := s.PutRegistryDocument(ctx, regDoc("big", big.String())); err != nil {
+		t.Fatal(err)
+	}
+	docs, err = s.ListRegistryDocuments(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 || docs[1].Source != "big" || string(docs[1].Body) != big.String() {
+		t.Fatalf("the %d-byte document did not come back as stored", big.Len())
 	}
 }
