@@ -173,11 +173,11 @@ func applyCanonical(am *assetModel, a *registry.Asset, cr CanonicalReader, now t
 
 	switch {
 	case stock != nil:
-		am.canonical = stock
+		am.canonical = &canonicalArm{stock}
 	case pre != nil:
-		am.canonical = pre
+		am.canonical = &canonicalArm{pre}
 	case coin != nil:
-		am.canonical = coin
+		am.canonical = &canonicalArm{coin}
 	}
 	if changed && !stats.IsEmpty(st) {
 		am.stats = &st

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/registry/registrytest"
@@ -46,4 +47,16 @@ func BenchmarkModelMemory(b *testing.B) {
 		variants += len(a.Variants)
 	}
 	b.ReportMetric(float64(variants), "variants")
+}
+
+// A large registry has an assetModel per asset and a variantModel per
+// variant: their sizes are budgets (allocation size classes 80 and 48
+// bytes), and a field that breaks one costs megabytes at 150,000 assets.
+func TestModelSizes(t *testing.T) {
+	if n := unsafe.Sizeof(assetModel{}); n > 80 {
+		t.Errorf("assetModel is %d bytes, over its 80-byte budget: put rarely set fields behind a pointer", n)
+	}
+	if n := unsafe.Sizeof(variantModel{}); n > 48 {
+		t.Errorf("variantModel is %d bytes, over its 48-byte budget", n)
+	}
 }

@@ -65,15 +65,28 @@ type assetModel struct {
 	// details are not cached.
 	ephemeral bool
 	stats     *asset.Stats // nil when every field is null
-	// canonical is the canonicalMarket arm (*StockMarket, *PreIPOMarket,
-	// *ExtProviderMarket) or nil.
-	canonical any
+	// canonical holds the canonicalMarket arm; nil when there is none
+	// (most of a large registry), which costs a pointer rather than an
+	// interface.
+	canonical *canonicalArm
 	// order holds the variant orders; one-variant assets share
 	// singleOrders.
 	order *orders
 	// details are the asset details per strategy and variantsMode, built
 	// and encoded on first use (see detailView); nil until then.
 	details atomic.Pointer[detailCache]
+}
+
+// canonicalArm is an asset's canonicalMarket arm: *StockMarket,
+// *PreIPOMarket or *ExtProviderMarket.
+type canonicalArm struct{ arm any }
+
+// canonicalMarket is the asset's canonicalMarket arm, or nil.
+func (am *assetModel) canonicalMarket() any {
+	if am.canonical == nil {
+		return nil
+	}
+	return am.canonical.arm
 }
 
 // orders are an asset's variant orders: rarely more than one variant, so

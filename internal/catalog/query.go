@@ -181,7 +181,7 @@ func (am *assetModel) newDetailView(si, mode int) *detailView {
 	groups, _ := am.groups(mode)
 	d := &Detail{AssetID: a.AssetID, Name: a.Name, Symbol: a.Symbol, Category: a.Category, Aliases: a.Aliases,
 		ImageURL: am.image(), Stats: am.stats, PrimaryVariantStrategy: asset.Strategies[si], PrimaryVariant: am.primaryView(si, new(Variant)),
-		CanonicalMarket: am.canonical, VariantGroups: groups}
+		CanonicalMarket: am.canonicalMarket(), VariantGroups: groups}
 	if d.Aliases == nil {
 		d.Aliases = []string{}
 	}
