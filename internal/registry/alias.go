@@ -231,15 +231,7 @@ func (s *Snapshot) lookupAlias(ref string) (aliasEntry, bool) {
 
 // lookupKey finds an alias key (lower case).
 func lookupKey[K string | []byte](s *Snapshot, k K) (aliasEntry, bool) {
-	var e *aliasEntry
-	var ok bool
-	switch k := any(k).(type) {
-	case string:
-		e, ok = s.aliases.Get(k)
-	case []byte:
-		e, ok = s.aliases.GetBytes(k)
-	}
-	if ok {
+	if e, ok := strtab.Get(&s.aliases, k); ok {
 		return *e, true
 	}
 	return derivedAlias(s, k)

@@ -94,30 +94,21 @@ func NewIndex(n int, key func(int) string) (x Index, first, dup int) {
 
 // Find returns the number of the key equal to k; key must be the function
 // the index was built with, over the same keys.
-func (x *Index) Find(k string, key func(int) string) (int, bool) {
+func (x *Index) Find(k string, key func(int) string) (int, bool) { return Lookup(x, k, key) }
+
+// Lookup is Find with the key as a string or in bytes (not converted).
+func Lookup[K string | []byte](x *Index, k K, key func(int) string) (int, bool) {
 	if len(x.slots) == 0 { // an empty index has no seed to hash with
 		return 0, false
 	}
-	return find(x, maphash.String(x.seed, k), k, key)
-}
-
-// FindBytes is Find with the key in bytes, without converting it.
-func (x *Index) FindBytes(k []byte, key func(int) string) (int, bool) {
-	if len(x.slots) == 0 {
-		return 0, false
-	}
-	return find(x, maphash.Bytes(x.seed, k), k, key)
-}
-
-// Lookup is Find or FindBytes, for code generic over its key's type.
-func Lookup[K string | []byte](x *Index, k K, key func(int) string) (int, bool) {
+	var h uint64
 	switch k := any(k).(type) {
 	case string:
-		return x.Find(k, key)
+		h = maphash.String(x.seed, k)
 	case []byte:
-		return x.FindBytes(k, key)
+		h = maphash.Bytes(x.seed, k)
 	}
-	panic("unreachable")
+	return find(x, h, k, key)
 }
 
 // find probes for k, whose hash is h (the comparison with a []byte key
@@ -154,17 +145,11 @@ func (t *Table[V]) Key(n int) string { return t.keys.At(n) }
 func (t *Table[V]) Value(n int) *V { return &t.values[n] }
 
 // Get returns key's value.
-func (t *Table[V]) Get(key string) (*V, bool) {
-	n, ok := t.index.Find(key, t.keys.At)
-	if !ok {
-		return nil, false
-	}
-	return &t.values[n], true
-}
+func (t *Table[V]) Get(key string) (*V, bool) { return Get(t, key) }
 
-// GetBytes is Get with the key in bytes, without converting it.
-func (t *Table[V]) GetBytes(key []byte) (*V, bool) {
-	n, ok := t.index.FindBytes(key, t.keys.At)
+// Get is Table.Get with the key as a string or in bytes (not converted).
+func Get[V any, K string | []byte](t *Table[V], key K) (*V, bool) {
+	n, ok := Lookup(&t.index, key, t.keys.At)
 	if !ok {
 		return nil, false
 	}

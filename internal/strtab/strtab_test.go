@@ -12,7 +12,7 @@ func TestTable(t *testing.T) {
 	}
 	if empty := NewBuilder[int](0).Build(); empty.Len() != 0 {
 		t.Fatal("an empty Table has keys")
-	} else if _, ok := empty.GetBytes([]byte("x")); ok {
+	} else if _, ok := Get(&empty, []byte("x")); ok {
 		t.Fatal("an empty Table finds a key")
 	}
 	const n = 5000
@@ -47,7 +47,7 @@ func TestTable(t *testing.T) {
 		if v, ok := tab.Get(k); !ok || *v != want {
 			t.Fatalf("Get(%q) = %v %v, want %d", k, v, ok, want)
 		}
-		if v, ok := tab.GetBytes([]byte(k)); !ok || *v != want {
+		if v, ok := Get(&tab, []byte(k)); !ok || *v != want {
 			t.Fatalf("GetBytes(%q) = %v %v, want %d", k, v, ok, want)
 		}
 		if tab.Key(i) != k || *tab.Value(i) != want {
@@ -61,7 +61,7 @@ func TestTable(t *testing.T) {
 		if _, ok := tab.Get(k); ok {
 			t.Errorf("Get(%q) found an absent key", k)
 		}
-		if _, ok := tab.GetBytes([]byte(k)); ok {
+		if _, ok := Get(&tab, []byte(k)); ok {
 			t.Errorf("GetBytes(%q) found an absent key", k)
 		}
 	}
@@ -133,7 +133,7 @@ func TestIndex(t *testing.T) {
 		if n, ok := x.Find(k, at); !ok || n != i {
 			t.Fatalf("Find(%q) = %d %v, want %d", k, n, ok, i)
 		}
-		if n, ok := x.FindBytes([]byte(k), at); !ok || n != i {
+		if n, ok := Lookup(&x, []byte(k), at); !ok || n != i {
 			t.Fatalf("FindBytes(%q) = %d %v, want %d", k, n, ok, i)
 		}
 	}
@@ -141,7 +141,7 @@ func TestIndex(t *testing.T) {
 		if n, ok := x.Find(k, at); ok {
 			t.Errorf("Find(%q) = %d, an absent key", k, n)
 		}
-		if n, ok := x.FindBytes([]byte(k), at); ok {
+		if n, ok := Lookup(&x, []byte(k), at); ok {
 			t.Errorf("FindBytes(%q) = %d, an absent key", k, n)
 		}
 	}
