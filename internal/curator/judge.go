@@ -506,11 +506,15 @@ func judgeOne(in Interpretation, c *Candidate, k keys, v verdict, p Policy, now 
 			r.Badges = append(r.Badges, "advisory:caution")
 		}
 	}
+	// Registry variants and tokens with an external listing id are
+	// vouched for without market data: the market gates leave them to
+	// their no_market_data / low_liquidity warnings.
+	vouched := c.Registry != nil || c.CoingeckoID != ""
 	var gates []string
-	if p.RequireMarketData && !hasMarketData(m) {
+	if p.RequireMarketData && !hasMarketData(m) && !vouched {
 		gates = append(gates, GateNoMarketData)
 	}
-	if p.MinLiquidityUSD > 0 && liq < p.MinLiquidityUSD && c.Registry == nil {
+	if p.MinLiquidityUSD > 0 && liq < p.MinLiquidityUSD && !vouched {
 		gates = append(gates, GateMinLiquidity)
 	}
 	if p.SuppressImpersonation && v.kind == VerdictImpersonation {

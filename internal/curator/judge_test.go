@@ -285,3 +285,43 @@ func TestProtectedHolders(t *testing.T) {
 		})
 	}
 }
+
+// TestVouchedBypassMarketGates: registry variants and tokens with an
+// external listing id (a coingecko id) pass gate_no_market_data and
+// gate_min_liquidity with the no_market_data / low_liquidity warning;
+// other tokens are gated.
+func TestVouchedBypassMarketGates(t *testing.T) {
+	reg := &RegistryClaim{AssetID: "syn", Kind: asset.KindNative, Claimed: []string{"SYNV"}}
+	tests := []struct {
+		name     string
+		reg      *RegistryClaim
+		cg       string
+		market   *asset.Market
+		policy   string
+		shown    bool
+		wantWarn string
+		gates    []string
+	}{
+		{"registry, no data, strict", reg, "", nil, PolicyStrict, true, WarnNoMarketData, nil},
+		{"listed, no data, strict", nil, "syn-coin", nil, PolicyStrict, true, WarnNoMarketData, nil},
+		{"listed, no data, default", nil, "syn-coin", nil, PolicyDefault, true, WarnNoMarketData, nil},
+		{"unlisted, no data, strict", nil, "", nil, PolicyStrict, false, WarnNoMarketData, []string{GateNoMarketData, GateMinLiquidity}},
+		{"unlisted, no data, default", nil, "", nil, PolicyDefault, false, WarnNoMarketData, []string{GateMinLiquidity}},
+		{"registry, dust, strict", reg, "", mkt(500, 100), PolicyStrict, true, WarnLowLiquidity, nil},
+		{"listed, dust, strict", nil, "syn-coin", mkt(500, 100), PolicyStrict, true, WarnLowLiquidity, nil},
+		{"unlisted, dust, strict", nil, "", mkt(500, 100), PolicyStrict, false, WarnLowLiquidity, []string{GateMinLiquidity}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Candidate{Mint: youngMint, Symbol: "SYNV", Name: "Synthetic vouched", Registry: tt.reg, CoingeckoID: tt.cg, Market: tt.market, AgeDays: days(400)}
+			o := judge(t, "SYNV", tt.policy, c)
+			r, s := find(o, youngMint)
+			switch {
+			case tt.shown && (r == nil || !slices.Contains(r.Warnings, tt.wantWarn)):
+				t.Fatalf("want shown with %s: %+v", tt.wantWarn, o)
+			case !tt.shown && (s == nil || !slices.Equal(s.SuppressedBy, tt.gates) || !slices.Contains(s.Warnings, tt.wantWarn)):
+				t.Fatalf("want suppressed by %v with %s: %+v", tt.gates, tt.wantWarn, o)
+			}
+		})
+	}
+}
