@@ -148,7 +148,7 @@ type Outcome struct {
 
 // Judge scores and gates cands for the query under policy p, at now.
 // Results are ordered by total desc, liquidity desc, mint asc and cut to
-// limit; suppressed candidates by liquidity desc, mint asc, cut to
+// limit; suppressed candidates the same way (by relevance), cut to
 // MaxSuppressed.
 func Judge(in Interpretation, cands []Candidate, p Policy, prot *Protected, limit int, now time.Time) Outcome {
 	ks := claimKeys(cands)
@@ -172,7 +172,7 @@ func Judge(in Interpretation, cands []Candidate, p Policy, prot *Protected, limi
 		out.Results = out.Results[:limit]
 	}
 	slices.SortFunc(out.Suppressed, func(a, b Suppressed) int {
-		return cmp.Or(cmp.Compare(val(b.LiquidityUSD), val(a.LiquidityUSD)), cmp.Compare(a.Mint, b.Mint))
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(val(b.LiquidityUSD), val(a.LiquidityUSD)), cmp.Compare(a.Mint, b.Mint))
 	})
 	out.SuppressedTotal = len(out.Suppressed)
 	if len(out.Suppressed) > MaxSuppressed {

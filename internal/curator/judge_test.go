@@ -325,3 +325,33 @@ func TestVouchedBypassMarketGates(t *testing.T) {
 		})
 	}
 }
+
+// TestSuppressedByRelevance: suppressed[] is ordered like results (score
+// desc, liquidity desc, mint asc), holds every gated candidate up to
+// MaxSuppressed (above the 181 copies of WIF) and reports the total.
+func TestSuppressedByRelevance(t *testing.T) {
+	if MaxSuppressed < 2*181 {
+		t.Fatalf("MaxSuppressed %d is not well above the 181 copies of WIF", MaxSuppressed)
+	}
+	exact := func(mint string, liq float64) Candidate {
+		return Candidate{Mint: mint, Symbol: "RELV", Name: "Relevant", Market: mkt(liq, 100)}
+	}
+	weak := Candidate{Mint: "Aaa1111111111111111111111111111111111111111", Symbol: "ZZZ", Name: "Other", Market: mkt(900, 100)}
+	cands := []Candidate{weak, exact("Ccc1111111111111111111111111111111111111111", 500), exact("Bbb1111111111111111111111111111111111111111", 500),
+		exact("Ddd1111111111111111111111111111111111111111", 700)}
+	for i := range 200 {
+		cands = append(cands, Candidate{Mint: fmt.Sprintf("Copy%039d", i), Symbol: "RELV", Name: "Copy", Market: mkt(10, 1)})
+	}
+	o := judge(t, "RELV", PolicyDefault, cands...)
+	if len(o.Suppressed) != len(cands) || o.SuppressedTotal != len(cands) {
+		t.Fatalf("suppressed %d of %d, want all %d", len(o.Suppressed), o.SuppressedTotal, len(cands))
+	}
+	got := []string{o.Suppressed[0].Mint, o.Suppressed[1].Mint, o.Suppressed[2].Mint}
+	want := []string{cands[3].Mint, cands[2].Mint, cands[1].Mint}
+	if !slices.Equal(got, want) {
+		t.Errorf("first suppressed %v, want %v (score, then liquidity, then mint)", got, want)
+	}
+	if !slices.IsSortedFunc(o.Suppressed, func(a, b Suppressed) int { return b.Score - a.Score }) {
+		t.Error("suppressed not ordered by score")
+	}
+}

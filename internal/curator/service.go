@@ -73,7 +73,7 @@ type Config struct {
 // Candidate caps per source.
 const (
 	maxRegistryCandidates = 15
-	maxExactCandidates    = 100
+	maxExactCandidates    = MaxSuppressed
 	maxOtherCandidates    = 20
 	maxProviderCandidates = 20
 	// exactScan bounds how many exact-symbol index matches are ranked to
