@@ -244,6 +244,9 @@ func claimVerdicts(cands []Candidate, ks []keys, prot *Protected) []verdict {
 		next++
 		return by
 	}
+	// Keys only listed tokens hold, with more than one holder: the
+	// candidates claiming each, settled once all are seen.
+	var shared map[*entry][]int
 	for i := range cands {
 		c := &cands[i]
 		if prot.allowed(c.Mint) {
@@ -262,11 +265,21 @@ func claimVerdicts(cands []Candidate, ks []keys, prot *Protected) []verdict {
 			}
 			continue
 		}
+		if e.first.kind == srcCoingecko && prot.holderCount(e) > 1 {
+			if shared == nil {
+				shared = map[*entry][]int{}
+			}
+			shared[e] = append(shared[e], i)
+			continue
+		}
 		if prot.holds(e, c.Mint) {
 			out[i] = verdict{kind: VerdictProtectedHolder, protectedBy: protector(e.first)}
 			continue
 		}
 		out[i] = verdict{kind: claimant(c), protectedBy: protector(e.first)}
+	}
+	for e, g := range shared {
+		settleShared(cands, out, prot, e, g, protector(e.first))
 	}
 	for _, g := range groups {
 		if len(g) < 2 {
@@ -287,10 +300,70 @@ func claimVerdicts(cands []Candidate, ks []keys, prot *Protected) []verdict {
 	return out
 }
 
+// settleShared judges the candidates g claiming the key of e, which
+// several listed tokens hold and nobody else: only the dominant holder
+// protects it, the others are collisions, and the claimants that hold
+// nothing are judged by claimant. The dominant holder is the market
+// leader (the dominance thresholds over the other holders' liquidity),
+// else the holder with the oldest known pool when every holder's age is
+// known; it can only be told when every holder is a candidate. Otherwise
+// the key is contested: every holder is a collision, protected by nobody.
+// first is e's first protector (what protects it from non-holders while
+// contested).
+func settleShared(cands []Candidate, out []verdict, prot *Protected, e *entry, g []int, first string) {
+	var holders []int
+	for _, i := range g {
+		if prot.holds(e, cands[i].Mint) {
+			holders = append(holders, i)
+		}
+	}
+	lead, byMarket := -1, false
+	if len(holders) == prot.holderCount(e) {
+		lead, byMarket = dominantHolder(cands, holders)
+	}
+	by := ""
+	if lead >= 0 {
+		by = "coingecko:" + cands[lead].CoingeckoID
+	}
+	for _, i := range g {
+		switch {
+		case i == lead:
+			out[i] = verdict{kind: VerdictProtectedHolder, protectedBy: by, dominant: byMarket}
+		case prot.holds(e, cands[i].Mint):
+			out[i] = verdict{kind: VerdictCollision, protectedBy: by}
+		default:
+			out[i] = verdict{kind: claimant(&cands[i]), protectedBy: cmp.Or(by, first)}
+		}
+	}
+}
+
+// dominantHolder returns the index in cands of the dominant one of the
+// holders (-1 when none is), and whether the market told it.
+func dominantHolder(cands []Candidate, holders []int) (int, bool) {
+	hs := slices.Clone(holders)
+	slices.SortFunc(hs, func(a, b int) int { return cmp.Compare(liquidity(&cands[b]), liquidity(&cands[a])) })
+	lead, second := liquidity(&cands[hs[0]]), liquidity(&cands[hs[1]])
+	if lead >= DominanceMinLeaderLiquidityUSD && lead >= DominanceMinRatio*second {
+		return hs[0], true
+	}
+	for _, i := range hs {
+		if cands[i].AgeDays == nil {
+			return -1, false
+		}
+	}
+	slices.SortFunc(hs, func(a, b int) int { return cmp.Compare(*cands[b].AgeDays, *cands[a].AgeDays) })
+	if *cands[hs[0]].AgeDays > *cands[hs[1]].AgeDays {
+		return hs[0], false
+	}
+	return -1, false
+}
+
 // claimant is the verdict of a mint claiming a protected symbol it does
-// not hold.
+// not hold: a token the registry or an external listing vouches for is a
+// collision; any other is an impersonation unless it is old and liquid.
 func claimant(c *Candidate) string {
-	if c.Registry == nil && (c.AgeDays == nil || *c.AgeDays < ImpersonationMaxAgeDays || liquidity(c) < ImpersonationMaxLiquidityUSD) {
+	if c.Registry == nil && c.CoingeckoID == "" &&
+		(c.AgeDays == nil || *c.AgeDays < ImpersonationMaxAgeDays || liquidity(c) < ImpersonationMaxLiquidityUSD) {
 		return VerdictImpersonation
 	}
 	return VerdictCollision

@@ -9,8 +9,8 @@ package curator
 // Versions reported with every response. They change whenever a gate,
 // weight, threshold or vocabulary changes.
 const (
-	PolicyVersion  = "assetd-policy-2026-11-23.1"
-	ScoringVersion = "assetd-scoring-2026-11-23.1"
+	PolicyVersion  = "assetd-policy-2026-11-27.1"
+	ScoringVersion = "assetd-scoring-2026-11-27.1"
 )
 
 // Policy names.
