@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/metadata"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/risk"
 	"github.com/assetd/assetd/internal/tokenindex"
@@ -61,11 +62,17 @@ type Candidate struct {
 	Advisory     *asset.Advisory
 	Tombstoned   bool
 	InLists      []string // curated ids and published community slugs
+	// Decimals and LogoURI are the token's metadata (registry, else
+	// index, else provider; cleaned); the market snapshot's fill gaps.
+	Decimals *int
+	LogoURI  string
 }
 
-// Attestation is one piece of evidence for a claim.
+// Attestation is one piece of evidence for a claim. Code is the
+// reference's name of the kind (the same value).
 type Attestation struct {
 	Kind   string  `json:"kind"`
+	Code   string  `json:"code"`
 	Weight float64 `json:"weight"`
 	Detail string  `json:"detail,omitempty"`
 }
@@ -94,6 +101,8 @@ type Market struct {
 	RiskScore             *int     `json:"riskScore"`
 	RiskGrade             *string  `json:"riskGrade"`
 	DataAsOf              *int64   `json:"dataAsOf"` // unix ms
+	Decimals              *int     `json:"decimals"`
+	LogoURI               *string  `json:"logoURI"`
 }
 
 // Components are the six 0..100 score components.
@@ -380,6 +389,25 @@ func hasMarketData(m *asset.Market) bool {
 	return m != nil && (val(m.Price) > 0 || val(m.Liquidity) > 0 || val(m.Volume24hUSD) > 0)
 }
 
+// tokenMeta is the decimals and logo URI of a result: the candidate's
+// metadata, else the market snapshot's (cleaned like any external
+// metadata).
+func tokenMeta(c *Candidate) (*int, *string) {
+	dec, logo := c.Decimals, c.LogoURI
+	if m := c.Market; m != nil && (dec == nil || logo == "") {
+		t := metadata.Token{Decimals: m.Decimals}
+		if m.LogoURI != nil {
+			t.LogoURI = *m.LogoURI
+		}
+		t = metadata.Clean(t)
+		if dec == nil {
+			dec = t.Decimals
+		}
+		logo = cmp.Or(logo, t.LogoURI)
+	}
+	return dec, nonEmpty(logo)
+}
+
 // logScale maps v onto 0..100 between floor and ceil on a log scale.
 func logScale(v, floor, ceil float64) int {
 	if v <= floor {
@@ -418,6 +446,7 @@ func judgeOne(in Interpretation, c *Candidate, k keys, v verdict, p Policy, now 
 		vol = val(m.Volume24hUSD)
 	}
 	r.Market.AgeDays = finite(c.AgeDays)
+	r.Market.Decimals, r.Market.LogoURI = tokenMeta(c)
 	if c.Execution != nil && !math.IsNaN(c.Execution.ExecutionScore) {
 		r.Market.ExecutionScore = ptr(c.Execution.ExecutionScore)
 	}
@@ -435,7 +464,7 @@ func judgeOne(in Interpretation, c *Candidate, k keys, v verdict, p Policy, now 
 	}
 	// Claim credibility.
 	att := func(kind, detail string) {
-		r.Claims.Attestations = append(r.Claims.Attestations, Attestation{Kind: kind, Weight: attestationWeights[kind], Detail: detail})
+		r.Claims.Attestations = append(r.Claims.Attestations, Attestation{Kind: kind, Code: kind, Weight: attestationWeights[kind], Detail: detail})
 	}
 	if len(c.CuratedLists) > 0 {
 		att(AttCuratedList, strings.Join(c.CuratedLists, ","))
