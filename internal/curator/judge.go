@@ -355,6 +355,9 @@ func dominantHolder(cands []Candidate, holders []int) (int, bool) {
 	if lead >= DominanceMinLeaderLiquidityUSD && lead >= DominanceMinRatio*second {
 		return hs[0], true
 	}
+	if i := solePlainSpelling(cands, hs); i >= 0 {
+		return i, false
+	}
 	for _, i := range hs {
 		if cands[i].AgeDays == nil {
 			return -1, false
@@ -365,6 +368,39 @@ func dominantHolder(cands []Candidate, holders []int) (int, bool) {
 		return hs[0], false
 	}
 	return -1, false
+}
+
+// solePlainSpelling returns the one holder whose symbol is spelled
+// plainly (ASCII letters and digits only) when every other holder's is
+// decorated ("$TRUMP" beside "TRUMP"), else -1. The listing that spells a
+// ticker as it is traded is the one a user searching it means; a pool's age
+// is weaker evidence (a decorated copy can be the older token).
+func solePlainSpelling(cands []Candidate, holders []int) int {
+	found := -1
+	for _, i := range holders {
+		if !plainSymbol(cands[i].Symbol) {
+			continue
+		}
+		if found >= 0 {
+			return -1
+		}
+		found = i
+	}
+	return found
+}
+
+func plainSymbol(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // claimant is the verdict of a mint claiming a protected symbol it does

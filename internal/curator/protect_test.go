@@ -301,6 +301,8 @@ func TestListedTokensShareProtection(t *testing.T) {
 			[]want{{realWoof, VerdictProtectedHolder, "coingecko:syn-woof"}, {otherWoof, VerdictCollision, "coingecko:syn-woof"}, {copyWoof, VerdictImpersonation, "coingecko:syn-woof"}}},
 		{"oldest listing", "WOOF", []Candidate{woof(realWoof, "syn-woof", nil, days(900)), woof(otherWoof, "syn-woof-other", nil, days(40))},
 			[]want{{realWoof, VerdictProtectedHolder, "coingecko:syn-woof"}, {otherWoof, VerdictCollision, "coingecko:syn-woof"}}},
+		{"plain spelling before age", "WOOF", []Candidate{woof(realWoof, "syn-woof", nil, days(40)), {Mint: otherWoof, Symbol: "$WOOF", Name: "Synthetic other woof", CoingeckoID: "syn-woof-other", AgeDays: days(900)}},
+			[]want{{realWoof, VerdictProtectedHolder, "coingecko:syn-woof"}, {otherWoof, VerdictCollision, "coingecko:syn-woof"}}},
 		{"one holder absent: contested", "WOOF", []Candidate{woof(otherWoof, "syn-woof-other", mkt(5_000_000, 1_000_000), days(900))},
 			[]want{{otherWoof, VerdictCollision, ""}}},
 	}
