@@ -240,6 +240,9 @@ func (c *conn) headLine() {
 		}
 		return
 	}
+	if len(c.line) == 0 || c.line[0]|0x20 != 'c' && c.line[0]|0x20 != 't' {
+		return // neither name: most lines end here
+	}
 	name, value, ok := bytes.Cut(c.line, []byte(":"))
 	if !ok {
 		return

@@ -146,3 +146,17 @@ func TestServerSeesMarker(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkHead: the cost the watch adds to a typical API request head.
+func BenchmarkHead(b *testing.B) {
+	head := []byte("GET /v1/assets/bitcoin?include=profile,risk HTTP/1.1\r\nHost: api.example.test\r\nUser-Agent: bench\r\n" +
+		"Accept: application/json\r\nAccept-Encoding: gzip\r\nX-Api-Key: ak_0123456789abcdef0123456789abcdef\r\n\r\n")
+	c := &conn{}
+	c.startHead()
+	b.SetBytes(int64(len(head)))
+	for b.Loop() {
+		if out, rest := c.scan(head); out != len(head) || rest != nil {
+			b.Fatal("marked")
+		}
+	}
+}
