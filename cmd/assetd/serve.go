@@ -17,6 +17,7 @@ import (
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/coalesce"
 	"github.com/assetd/assetd/internal/curator"
+	"github.com/assetd/assetd/internal/framing"
 	"github.com/assetd/assetd/internal/httpapi"
 	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/lists"
@@ -466,7 +467,9 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		g.Go(func() error { feed.run(gctx, demoFeedInterval, log); return nil })
 	}
 	g.Go(func() error {
-		if err := srv.Serve(coalesce.Listen(ln)); !errors.Is(err, http.ErrServerClosed) {
+		// framing: heads with both Content-Length and Transfer-Encoding
+		// are marked, and answered 400 (internal/httpapi withFraming).
+		if err := srv.Serve(coalesce.Listen(framing.Listen(ln))); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("serve: %w", err)
 		}
 		return nil

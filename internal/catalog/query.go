@@ -43,10 +43,7 @@ func (c *Catalog) view(m *model, res registry.Resolution) *assetModel {
 		}
 	}
 	am := &assetModel{ephemeral: true}
-	buildAsset(am, a, m.snap, c.markets, NoCanonical{}, c.now()) // singletons have no canonical keys
-	for j := range am.variants {
-		am.variants[j].advisory = c.advisory(am.variants[j].rv.Mint)
-	}
+	buildAsset(am, a, m.snap, c.markets, NoCanonical{}, c.now(), c.advisory) // singletons have no canonical keys
 	return am
 }
 
