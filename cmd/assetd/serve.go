@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/coalesce"
+	"github.com/assetd/assetd/internal/connlimit"
 	"github.com/assetd/assetd/internal/curator"
 	"github.com/assetd/assetd/internal/framing"
 	"github.com/assetd/assetd/internal/httpapi"
@@ -76,6 +78,8 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.IntVar(&cfg.listsHTTP.BatchBudget, "list-batch-budget", 30, "bulk member adds per key per 10 minutes")
 	fs.IntVar(&cfg.listsHTTP.SearchBudget, "list-search-budget", 120, "curator searches per key per 10 minutes")
 	fs.DurationVar(&cfg.listsHTTP.LookupTimeout, "list-lookup-timeout", httpapi.DefaultLookupTimeout, "longest wait for live provider lookups of one member PUT or bulk add; unresolved mints fail as unknown_mint")
+	fs.IntVar(&cfg.providerSearches, "provider-searches", curator.DefaultProviderSearches, "curator searches' background token-metadata searches running at once (all queries together)")
+	fs.IntVar(&cfg.providerSearchQueue, "provider-search-queue", curator.DefaultProviderQueue, "background token-metadata searches waiting for a running one; beyond it a search is skipped (sources.provider degraded)")
 	fs.StringVar(&cfg.allowedDuplicates, "allowed-duplicates", "", "JSON allow-list of mints that legitimately share a protected symbol (curator search never flags them)")
 	fs.Float64Var(&cfg.readyMinCoverage, "ready-min-coverage", readiness.DefaultMinCoverage, "share of curated mints the market cache must price before /readyz answers 200 (when a price provider is configured)")
 	fs.DurationVar(&retention, "usage-retention", usage.DefaultRetention, "how long per-minute usage counts are kept (at least 744h, a month, which quotas count from; 0 keeps them forever)")
@@ -100,6 +104,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 		return cfg, usageError{fmt.Sprintf("serve: unexpected argument %q", fs.Arg(0))}
 	}
 	var errs []error
+	if cfg.providerSearches < 1 || cfg.providerSearchQueue < 0 {
+		errs = append(errs, errors.New("--provider-searches must be at least 1 and --provider-search-queue not negative"))
+	}
 	if cfg.listsHTTP.LookupTimeout <= 0 || cfg.listsHTTP.LookupTimeout > time.Minute {
 		errs = append(errs, errors.New("--list-lookup-timeout (ASSETD_LIST_LOOKUP_TIMEOUT) must be within 1ns..1m"))
 	}
@@ -339,7 +346,8 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	curCfg := curator.Config{Registry: cat.Snapshot, Index: tokens.Index, Markets: mp.cache, Ages: mp.cache, Advisories: advisories,
-		Lists: listViews, Allow: allow, Background: ctx, Log: log}
+		Lists: listViews, Allow: allow, Background: ctx, Log: log,
+		ProviderSearches: cfg.providerSearches, ProviderQueue: cmp.Or(cfg.providerSearchQueue, -1)} // 0 waiting: none
 	if mp.metadata != nil {
 		curCfg.Provider = mp.metadata
 	}
@@ -428,10 +436,12 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 
 	// coalesce: a response's headers and body leave in one write
 	// (internal/httpapi writeBody holds the connection around them).
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		ConnContext: coalesce.ConnContext}
-	log.Info("assetd listening", "addr", ln.Addr().String(), "engine", st.Engine(), "demo", cfg.demo)
+	// connlimit: at most --max-conns connections open (docs/http.md).
+	conns := connlimit.New(cfg.http.maxConns)
+	srv := &http.Server{Handler: api, ReadHeaderTimeout: cfg.http.readHeaderTimeout, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: cfg.http.idleTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ConnContext: coalesce.ConnContext, ConnState: conns.ConnState}
+	log.Info("assetd listening", "addr", ln.Addr().String(), "engine", st.Engine(), "demo", cfg.demo, "max_conns", conns.Max())
 	if cfg.demo {
 		log.Warn("market data is SIMULATED: --demo serves the built-in demo world, not real prices, liquidity or pools")
 	}
@@ -468,8 +478,9 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	g.Go(func() error {
 		// framing: heads with both Content-Length and Transfer-Encoding
-		// are marked, and answered 400 (internal/httpapi withFraming).
-		if err := srv.Serve(coalesce.Listen(framing.Listen(ln))); !errors.Is(err, http.ErrServerClosed) {
+		// are marked, and answered 400 (internal/httpapi withFraming);
+		// conns holds connections beyond --max-conns.
+		if err := srv.Serve(coalesce.Listen(framing.Listen(conns.Listen(ln)))); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("serve: %w", err)
 		}
 		return nil
