@@ -7,27 +7,13 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/usage"
 )
 
-// usageStore is what quota restoring and `keys usage` read.
+// usageStore is what `keys usage` reads.
 type usageStore interface {
 	UsageByDay(ctx context.Context, keyID string, sinceMinute int64) ([]usage.DayCount, error)
 	ChargedSince(ctx context.Context, sinceMinute int64) (map[string]int64, error)
-}
-
-// restoreQuotas charges every key's monthly quota with the requests the
-// stored usage counts this UTC month, so a quota survives restarts.
-func restoreQuotas(ctx context.Context, st usageStore, lim *ratelimit.Memory, now time.Time) (int, error) {
-	charged, err := st.ChargedSince(ctx, usage.MinuteOf(usage.MonthStart(now)))
-	if err != nil {
-		return 0, fmt.Errorf("restore quotas: %w", err)
-	}
-	for key, n := range charged {
-		lim.RestoreQuota(key, n, now)
-	}
-	return len(charged), nil
 }
 
 // modeStore records the mode a store was first served in.

@@ -17,6 +17,7 @@ import (
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/news"
 	"github.com/assetd/assetd/internal/project"
+	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/tokenindex"
@@ -37,6 +38,7 @@ type Store interface {
 	Versions(ctx context.Context) (map[string]int64, error)
 	UsageByDay(ctx context.Context, keyID string, sinceMinute int64) ([]usage.DayCount, error)
 	ChargedSince(ctx context.Context, sinceMinute int64) (map[string]int64, error)
+	ratelimit.Ledger
 	ClaimStoreMode(ctx context.Context, mode string) (string, error)
 	PutRegistryDocument(ctx context.Context, d storage.RegistryDocument) (bool, error)
 	DeleteRegistryDocument(ctx context.Context, source string) error
@@ -77,6 +79,7 @@ func Run(t *testing.T, h Harness) {
 		{"SessionRevocation", testSessionRevocation},
 		{"UsageAggregates", testUsageAggregates},
 		{"UsagePrune", testUsagePrune},
+		{"QuotaLedger", testQuotaLedger}, // quota.go
 		{"StoreMode", testStoreMode},
 		{"ConcurrentKeyCreates", testConcurrentCreates},
 		{"RegistryDocuments", testRegistryDocuments},
