@@ -91,6 +91,8 @@ func (p *proc) signal(sig syscall.Signal) {
 // "Quotas and crashes"). What each crash may cost the key is bounded too:
 // the units reserved and not yet granted (at most 1.5 blocks) and the
 // requests granted whose answer the kill cut off (at most one per client).
+// It runs on SQLite always, on PostgreSQL with ASSETD_TEST_DATABASE_URL and
+// on PostgreSQL with Redis when ASSETD_TEST_REDIS_URL is set as well.
 // Before the ledger the quota was restored from usage flushed every 10 s,
 // so each kill forgot up to 10 s of requests (989 served on SQLite, 1,064
 // on PostgreSQL in the measurement).
@@ -108,7 +110,20 @@ func TestQuotaSurvivesKill9(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	type run struct {
+		engine
+		serve []string // serve's own flags
+	}
+	var runs []run
 	for _, e := range engines(t) {
+		runs = append(runs, run{engine: e})
+	}
+	if redisURL, dbURL := os.Getenv("ASSETD_TEST_REDIS_URL"), os.Getenv("ASSETD_TEST_DATABASE_URL"); redisURL != "" && dbURL != "" {
+		// Redis shares the rate limit; the quota stays in the store.
+		runs = append(runs, run{engine{name: "postgres+redis", flags: []string{"--database-url", freshDatabase(t, dbURL)}},
+			[]string{"--redis-url", redisURL, "--redis-prefix", redisTestPrefix(t, redisURL)}})
+	}
+	for _, e := range runs {
 		t.Run(e.name, func(t *testing.T) {
 			out, err := exec.Command(bin, append([]string{"keys", "create", "--project", "crash"}, e.flags...)...).Output()
 			if err != nil {
@@ -116,7 +131,7 @@ func TestQuotaSurvivesKill9(t *testing.T) {
 			}
 			key := strings.TrimSpace(string(out))
 			logPath := filepath.Join(t.TempDir(), "serve.log")
-			args := append([]string{"--quota", "400/month"}, e.flags...)
+			args := append(append([]string{"--quota", "400/month"}, e.flags...), e.serve...)
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
 			get := func(base string) (int, error) {
 				req, _ := http.NewRequest("GET", base+authedPath, nil)
