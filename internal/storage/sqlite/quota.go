@@ -45,3 +45,15 @@ func (s *Store) ReleaseQuota(ctx context.Context, key string, month time.Time, n
 	}
 	return nil
 }
+
+// QuotaReserved returns the units of key's quota reserved in the month
+// starting at month (0 when none was).
+func (s *Store) QuotaReserved(ctx context.Context, key string, month time.Time) (int64, error) {
+	var n int64
+	err := s.r.QueryRowContext(ctx, `SELECT COALESCE(SUM(used), 0) FROM quota_ledger WHERE key_id = ? AND month = ?`,
+		key, usage.MinuteOf(month)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: quota reserved: %w", err)
+	}
+	return n, nil
+}

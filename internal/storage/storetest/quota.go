@@ -85,4 +85,13 @@ func testQuotaLedger(t *testing.T, h Harness) {
 	if g, u, err := s.ReserveQuota(ctx, "key_a", month.AddDate(0, 1, 0), 0, 10, 100); err != nil || g != 10 || u != 80 {
 		t.Fatalf("key_a next month = %d, %d, %v; want 10 granted, 80 used (70 charged then)", g, u, err)
 	}
+	for _, c := range []struct {
+		key   string
+		month time.Time
+		want  int64
+	}{{"key_a", month, 100}, {"key_b", month, 15}, {"key_a", month.AddDate(0, 1, 0), 80}, {"key_c", month, 0}} {
+		if got, err := another().QuotaReserved(ctx, c.key, c.month); err != nil || got != c.want {
+			t.Errorf("QuotaReserved(%s, %s) = %d, %v; want %d", c.key, c.month.Format("2006-01"), got, err, c.want)
+		}
+	}
 }

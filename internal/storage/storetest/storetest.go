@@ -39,6 +39,7 @@ type Store interface {
 	UsageByDay(ctx context.Context, keyID string, sinceMinute int64) ([]usage.DayCount, error)
 	ChargedSince(ctx context.Context, sinceMinute int64) (map[string]int64, error)
 	ratelimit.Ledger
+	QuotaReserved(ctx context.Context, key string, month time.Time) (int64, error)
 	ClaimStoreMode(ctx context.Context, mode string) (string, error)
 	PutRegistryDocument(ctx context.Context, d storage.RegistryDocument) (bool, error)
 	DeleteRegistryDocument(ctx context.Context, source string) error
