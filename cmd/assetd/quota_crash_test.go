@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -206,8 +208,27 @@ func TestQuotaSurvivesKill9(t *testing.T) {
 			n := served.Load()
 			block := ratelimit.BlockOf(quota)
 			floor := quota - kills*(3*block/2+clients)
-			t.Logf("%s: quota %d/month, %d kill -9s under load: %d served (%d after the last restart); bounds %d..%d",
-				e.name, quota, kills, n, last, floor, quota)
+			// The ledger holds every unit granted: at least what was served.
+			list, err := exec.Command(bin, append([]string{"keys", "list"}, e.flags...)...).Output()
+			if err != nil || len(strings.Fields(string(list))) == 0 {
+				t.Fatalf("keys list: %v", err)
+			}
+			var stderr strings.Builder
+			usageCmd := exec.Command(bin, append([]string{"keys", "usage", strings.Fields(string(list))[0]}, e.flags...)...)
+			usageCmd.Stderr = &stderr
+			if err := usageCmd.Run(); err != nil {
+				t.Fatalf("keys usage: %v\n%s", err, stderr.String())
+			}
+			m := regexp.MustCompile(`: (\d+) units of its monthly quota reserved`).FindStringSubmatch(stderr.String())
+			if m == nil {
+				t.Fatalf("keys usage printed no reservation:\n%s", stderr.String())
+			}
+			reserved, _ := strconv.ParseInt(m[1], 10, 64)
+			t.Logf("%s: quota %d/month, %d kill -9s under load: %d served (%d after the last restart), %d reserved in the store; bounds %d..%d",
+				e.name, quota, kills, n, last, reserved, floor, quota)
+			if reserved < n || reserved > quota {
+				t.Fatalf("%s: %d units reserved for %d served; want served <= reserved <= %d", e.name, reserved, n, quota)
+			}
 			if n > quota {
 				t.Fatalf("%s: served %d > quota %d over %d kill -9s", e.name, n, quota, kills)
 			}
