@@ -396,26 +396,25 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The in-process limiter decides alone without --redis-url, and is the
-	// fail-open fallback with it; either way its quotas start from the
-	// stored usage.
+	// Monthly quotas are reserved in the store's ledger ahead of use, in
+	// blocks, with or without Redis, so a crash never lets a key past its
+	// quota (docs/ratelimits.md, "Quotas and crashes"). The rate limit is
+	// the in-process limiter's without --redis-url; with it, Redis's, and
+	// the in-process one is the fail-open fallback.
 	local := ratelimit.NewMemory()
-	if n, err := restoreQuotas(ctx, st, local, time.Now()); err != nil {
-		return err
-	} else if n > 0 {
-		log.Info("monthly quotas restored from stored usage", "keys", n)
-	}
-	var limiter, budget ratelimit.Limiter = local, nil
+	var rates, budget ratelimit.Limiter = local, nil
 	rc, err := openRedis(ctx, cfg.redis, m, log)
 	if err != nil {
 		return err
 	}
 	if rc != nil {
 		defer rc.Close()
-		limiter = redis.NewLimiter(rc, local, quotaSeeder(st), "limits")
+		rates = redis.NewLimiter(rc, local, nil, "limits")
 		budget = redis.NewLimiter(rc, ratelimit.NewMemory(), nil, "budgets")
 		quoteBudget.Shared = redis.NewBucket(rc)
 	}
+	quotas := ratelimit.NewQuotas(rates, st, log, ratelimit.QuotaOptions{})
+	var limiter ratelimit.Limiter = quotas
 	rec := usage.NewRecorder(st, log, usage.Options{Retention: cfg.usageRetention})
 	registerOpsMetrics(m, mp.cache, func() []string { return cat.Snapshot().Mints() }, rec)
 	api := httpapi.New(httpapi.Deps{
@@ -520,6 +519,14 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 			} else {
 				log.Info("candles flushed", "rows", n)
 			}
+		}
+		// Units reserved and not granted go back to the ledger: a graceful
+		// restart costs no key any of its quota.
+		qctx, qcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		qerr := quotas.Close(qctx)
+		qcancel()
+		if qerr != nil {
+			log.Error("quota units held could not be given back (the keys lose them this month)", "err", qerr)
 		}
 		if ferr := rec.Close(sctx); ferr != nil {
 			log.Error("usage flush incomplete", "err", ferr, "dropped", rec.Dropped())

@@ -13,6 +13,7 @@ import (
 	"github.com/assetd/assetd/internal/natsbus"
 	"github.com/assetd/assetd/internal/news"
 	"github.com/assetd/assetd/internal/project"
+	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/storage/postgres"
@@ -30,6 +31,7 @@ type store interface {
 	session.Store
 	usage.Sink
 	usageStore
+	ratelimit.Ledger
 	modeStore
 	watch.VersionSource
 	registryStore
