@@ -7,6 +7,7 @@ import (
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/codec"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -81,15 +82,8 @@ func loadCandles(ctx context.Context, q querier, since int64) ([]analytics.Candl
 		return nil, fmt.Errorf("postgres: load candles: %w", err)
 	}
 	defer rows.Close()
-	var out []analytics.CandleUpdate
-	for rows.Next() {
-		c, err := storage.ScanCandle(rows)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: load candles: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := codec.ScanCandles(rows)
+	if err != nil {
 		return nil, fmt.Errorf("postgres: load candles: %w", err)
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/codec"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -179,16 +180,7 @@ const selectCandleMark = `SELECT COALESCE((SELECT value FROM analytics_marks WHE
 // CandleState returns every stored candle and the candle mark (the seq
 // through which they reflect every stored trade), read in one snapshot.
 func (s *Store) CandleState(ctx context.Context) ([]analytics.CandleUpdate, int64, error) {
-	var rows []analytics.CandleUpdate
-	var mark int64
-	err := s.StreamCandleState(ctx, func(m int64) { mark = m }, func(chunk []analytics.CandleUpdate) error {
-		rows = append(rows, chunk...)
-		return nil
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return rows, mark, nil
+	return codec.CandleState(ctx, s.StreamCandleState)
 }
 
 // StreamCandleState reads the candle mark and every stored candle in one

@@ -8,6 +8,7 @@ import (
 
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/codec"
 )
 
 // UpsertCandles stores candles (insert or replace by mint, interval and
@@ -83,15 +84,11 @@ func loadCandles(ctx context.Context, q queryer, since int64) ([]analytics.Candl
 		return nil, fmt.Errorf("sqlite: load candles: %w", err)
 	}
 	defer rows.Close()
-	var out []analytics.CandleUpdate
-	for rows.Next() {
-		c, err := storage.ScanCandle(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: load candles: %w", err)
-		}
-		out = append(out, c)
+	out, err := codec.ScanCandles(rows)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: load candles: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // PruneCandles deletes the interval's candles starting before before
