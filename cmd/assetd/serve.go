@@ -71,10 +71,10 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.IntVar(&cfg.lists.ListsPerProject, "lists-per-project", lists.DefaultListsPerProject, "community lists one project may own")
 	fs.IntVar(&cfg.lists.MembersPerList, "list-members-max", lists.DefaultMembersPerList, "members of one community list")
 	fs.IntVar(&cfg.lists.BatchSize, "list-batch-max", lists.DefaultBatchSize, "mints per bulk member add")
-	fs.IntVar(&cfg.listsHTTP.LookupsPerBatch, "list-lookups-per-batch", 50, "live provider lookups per bulk member add")
+	fs.IntVar(&cfg.listLookups.perBatch, "list-lookups-per-batch", lists.DefaultLookupsPerBatch, "live provider lookups per bulk member add")
 	fs.IntVar(&cfg.listsHTTP.BatchBudget, "list-batch-budget", 30, "bulk member adds per key per 10 minutes")
 	fs.IntVar(&cfg.listsHTTP.SearchBudget, "list-search-budget", 120, "curator searches per key per 10 minutes")
-	fs.DurationVar(&cfg.listsHTTP.LookupTimeout, "list-lookup-timeout", httpapi.DefaultLookupTimeout, "longest wait for live provider lookups of one member PUT or bulk add; unresolved mints fail as unknown_mint")
+	fs.DurationVar(&cfg.listLookups.timeout, "list-lookup-timeout", lists.DefaultLookupTimeout, "longest wait for live provider lookups of one member PUT or bulk add; unresolved mints fail as unknown_mint")
 	fs.StringVar(&cfg.allowedDuplicates, "allowed-duplicates", "", "JSON allow-list of mints that legitimately share a protected symbol (curator search never flags them)")
 	fs.Float64Var(&cfg.readyMinCoverage, "ready-min-coverage", readiness.DefaultMinCoverage, "share of curated mints the market cache must price before /readyz answers 200 (when a price provider is configured)")
 	fs.DurationVar(&retention, "usage-retention", usage.DefaultRetention, "how long per-minute usage counts are kept (at least 744h, a month, which quotas count from; 0 keeps them forever)")
@@ -99,7 +99,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 		return cfg, usageError{fmt.Sprintf("serve: unexpected argument %q", fs.Arg(0))}
 	}
 	var errs []error
-	if cfg.listsHTTP.LookupTimeout <= 0 || cfg.listsHTTP.LookupTimeout > time.Minute {
+	if cfg.listLookups.timeout <= 0 || cfg.listLookups.timeout > time.Minute {
 		errs = append(errs, errors.New("--list-lookup-timeout (ASSETD_LIST_LOOKUP_TIMEOUT) must be within 1ns..1m"))
 	}
 	if err := cfg.storeFlags.validate(); err != nil {
@@ -343,6 +343,9 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		curCfg.Provider = mp.metadata
 	}
 	cur = curator.New(curCfg)
+	// One read model of every list surface, for the API and the dashboard.
+	listReader := &lists.Reader{Catalog: cat, Views: listViews, Advisories: advisories, Tokens: tokens.Index, Identities: mp.cache,
+		Metadata: mp.metadata, Curator: cur, LookupsPerBatch: cfg.listLookups.perBatch, LookupTimeout: cfg.listLookups.timeout, Log: log}
 	// Its protected-claim index (seconds of work for a large registry) is
 	// built in the background; a curator search before it is done waits.
 	// Once it and the catalog's search index are built, start-up's
@@ -413,15 +416,15 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Log: log, Metrics: m, Keys: keys, Limiter: limiter, Budget: budget, Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
 		Canonical: mp.cache, ExternalProvider: mp.external,
 		News:  newsSvc,
-		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
-		Curator: cur, Tokens: tokens.Index,
+		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, ListsConfig: cfg.listsHTTP,
+		Curator: cur, ListReader: listReader,
 		Trades:        tradeIngest,
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
 		Readiness:   newReadiness(st, cat, mp, cfg.readyMinCoverage),
 		TokenLists:  &tokenlist.Exporter{Store: st, Now: time.Now},
-		Dashboard:   dashboardFactory(log, st, router, listSvc, listViews),
+		Dashboard:   newDashboard(log, st, router, listSvc, listViews, listReader),
 		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
 	})
 
