@@ -73,7 +73,7 @@ type Config struct {
 // Candidate caps per source.
 const (
 	maxRegistryCandidates = 15
-	maxExactCandidates    = 100
+	maxExactCandidates    = MaxSuppressed
 	maxOtherCandidates    = 20
 	maxProviderCandidates = 20
 	// exactScan bounds how many exact-symbol index matches are ranked to
@@ -467,7 +467,10 @@ func (s *Service) fromProvider(ctx context.Context, g *gather, in Interpretation
 		return "degraded"
 	}
 	for _, t := range e.tokens {
-		g.add(t.Mint, t.Symbol, t.Name)
+		c := g.add(t.Mint, t.Symbol, t.Name)
+		if c.Decimals == nil && c.LogoURI == "" {
+			c.Decimals, c.LogoURI = t.Decimals, t.LogoURI
+		}
 	}
 	if e.failed {
 		return "degraded"
@@ -512,10 +515,12 @@ func (s *Service) providerSearch(key, q string) {
 // enrich fills what memory knows about a candidate.
 func (s *Service) enrich(g *gather, c *Candidate) {
 	d := g.d
+	var rv *registry.Variant
 	if d.snap != nil {
 		if a, v, ok := d.snap.VariantByMint(c.Mint); ok {
 			c.Registry = &RegistryClaim{AssetID: a.AssetID, Kind: v.Kind, TrustTier: v.TrustTier, Claimed: ClaimedSymbols(a, v)}
 			c.Symbol, c.Name = cmp.Or(v.Symbol, a.Symbol, c.Symbol), cmp.Or(v.Name, a.Name, c.Name)
+			rv = v
 		}
 	}
 	id, ok := g.ids[c.Mint]
@@ -527,6 +532,14 @@ func (s *Service) enrich(g *gather, c *Candidate) {
 		if c.Symbol == "" && c.Name == "" {
 			c.Symbol, c.Name = d.idx.Symbol(id), d.idx.Name(id)
 		}
+		if rv == nil || rv.Decimals == nil || rv.LogoURI == "" {
+			tk := d.idx.Token(id)
+			c.Decimals, c.LogoURI = cmp.Or(tk.Decimals, c.Decimals), cmp.Or(tk.LogoURI, c.LogoURI)
+		}
+	}
+	// Metadata: the registry's, else the index's, else the provider's.
+	if rv != nil {
+		c.Decimals, c.LogoURI = cmp.Or(rv.Decimals, c.Decimals), cmp.Or(rv.LogoURI, c.LogoURI)
 	}
 	c.CuratedLists = d.curated[c.Mint]
 	c.InLists = append([]string{}, c.CuratedLists...)
