@@ -14,9 +14,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math/big"
 	"math/rand/v2"
 	"os"
+
+	"github.com/mr-tron/base58"
 )
 
 type variant struct {
@@ -38,28 +39,6 @@ type assetDoc struct {
 // categories are spread over the generated assets so category filters
 // have something to filter.
 var categories = []string{"crypto", "crypto", "crypto", "crypto", "stablecoin", "rwa", "equity", "etf"}
-
-const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-
-func base58(b []byte) string {
-	n := new(big.Int).SetBytes(b)
-	base, mod := big.NewInt(58), new(big.Int)
-	var out []byte
-	for n.Sign() > 0 {
-		n.DivMod(n, base, mod)
-		out = append(out, alphabet[mod.Int64()])
-	}
-	for _, c := range b {
-		if c != 0 {
-			break
-		}
-		out = append(out, '1')
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return string(out)
-}
 
 func main() {
 	n := flag.Int("n", 150_000, "number of synthetic assets")
@@ -86,7 +65,7 @@ func write(f *os.File, n int, seed uint64) error {
 			}
 		}
 		b[0] |= 1 // no leading zero bytes: always 43 or 44 characters
-		return base58(b[:])
+		return base58.Encode(b[:])
 	}
 	for i := range n {
 		id := fmt.Sprintf("syn-%06d", i)

@@ -158,6 +158,7 @@ type serveConfig struct {
 	news           newsFlags
 	lists          lists.Limits
 	listsHTTP      httpapi.ListsConfig
+	listLookups    listLookupFlags
 	execution      executionFlags
 	// allowedDuplicates is the curator allow-list file ("" for none).
 	allowedDuplicates string
@@ -168,6 +169,12 @@ type serveConfig struct {
 	http                httpFlags
 	redis               redisFlags
 	refresh             refreshFlags
+}
+
+// listLookupFlags bound the live member lookups of lists.Reader.
+type listLookupFlags struct {
+	perBatch int
+	timeout  time.Duration
 }
 
 func validAddr(flagName, addr string) error {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/dashboard"
-	"github.com/assetd/assetd/internal/httpapi"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/project"
 	"github.com/assetd/assetd/internal/usage"
@@ -64,15 +63,13 @@ func (c *cli) projects(ctx context.Context, args []string) error {
 	})
 }
 
-// dashboardFactory wires /dashboard/ to the store, the session router and
-// the list service; the server supplies the token search and resolution.
-func dashboardFactory(log *slog.Logger, st store, sessions dashboard.Sessions, svc *lists.Service, views *lists.Views) func(*httpapi.Server) http.Handler {
-	return func(s *httpapi.Server) http.Handler {
-		return dashboard.New(dashboard.Deps{
-			Log: log, Sessions: sessions, Projects: st, Keys: st, KeyManager: apikey.Manager{Store: st, Now: time.Now},
-			Lists: svc, Views: views, Tokens: s, Now: time.Now, Usage: dashboardUsage{st},
-		})
-	}
+// newDashboard wires /dashboard/ to the store, the session router, the
+// list service and the list reader (its token search and resolution).
+func newDashboard(log *slog.Logger, st store, sessions dashboard.Sessions, svc *lists.Service, views *lists.Views, reader *lists.Reader) http.Handler {
+	return dashboard.New(dashboard.Deps{
+		Log: log, Sessions: sessions, Projects: st, Keys: st, KeyManager: apikey.Manager{Store: st, Now: time.Now},
+		Lists: svc, Views: views, Tokens: reader, Now: time.Now, Usage: dashboardUsage{st},
+	})
 }
 
 // dashboardUsage sums the stored per-minute usage aggregates (internal/usage)

@@ -74,10 +74,10 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.IntVar(&cfg.lists.ListsPerProject, "lists-per-project", lists.DefaultListsPerProject, "community lists one project may own")
 	fs.IntVar(&cfg.lists.MembersPerList, "list-members-max", lists.DefaultMembersPerList, "members of one community list")
 	fs.IntVar(&cfg.lists.BatchSize, "list-batch-max", lists.DefaultBatchSize, "mints per bulk member add")
-	fs.IntVar(&cfg.listsHTTP.LookupsPerBatch, "list-lookups-per-batch", 50, "live provider lookups per bulk member add")
+	fs.IntVar(&cfg.listLookups.perBatch, "list-lookups-per-batch", lists.DefaultLookupsPerBatch, "live provider lookups per bulk member add")
 	fs.IntVar(&cfg.listsHTTP.BatchBudget, "list-batch-budget", 30, "bulk member adds per key per 10 minutes")
 	fs.IntVar(&cfg.listsHTTP.SearchBudget, "list-search-budget", 120, "curator searches per key per 10 minutes")
-	fs.DurationVar(&cfg.listsHTTP.LookupTimeout, "list-lookup-timeout", httpapi.DefaultLookupTimeout, "longest wait for live provider lookups of one member PUT or bulk add; unresolved mints fail as unknown_mint")
+	fs.DurationVar(&cfg.listLookups.timeout, "list-lookup-timeout", lists.DefaultLookupTimeout, "longest wait for live provider lookups of one member PUT or bulk add; unresolved mints fail as unknown_mint")
 	fs.IntVar(&cfg.providerSearches, "provider-searches", curator.DefaultProviderSearches, "curator searches' background token-metadata searches running at once (all queries together)")
 	fs.IntVar(&cfg.providerSearchQueue, "provider-search-queue", curator.DefaultProviderQueue, "background token-metadata searches waiting for a running one; beyond it a search is skipped (sources.provider degraded)")
 	fs.StringVar(&cfg.allowedDuplicates, "allowed-duplicates", "", "JSON allow-list of mints that legitimately share a protected symbol (curator search never flags them)")
@@ -107,7 +107,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	if cfg.providerSearches < 1 || cfg.providerSearchQueue < 0 {
 		errs = append(errs, errors.New("--provider-searches must be at least 1 and --provider-search-queue not negative"))
 	}
-	if cfg.listsHTTP.LookupTimeout <= 0 || cfg.listsHTTP.LookupTimeout > time.Minute {
+	if cfg.listLookups.timeout <= 0 || cfg.listLookups.timeout > time.Minute {
 		errs = append(errs, errors.New("--list-lookup-timeout (ASSETD_LIST_LOOKUP_TIMEOUT) must be within 1ns..1m"))
 	}
 	if err := cfg.storeFlags.validate(); err != nil {
@@ -352,6 +352,9 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		curCfg.Provider = mp.metadata
 	}
 	cur = curator.New(curCfg)
+	// One read model of every list surface, for the API and the dashboard.
+	listReader := &lists.Reader{Catalog: cat, Views: listViews, Advisories: advisories, Tokens: tokens.Index, Identities: mp.cache,
+		Metadata: mp.metadata, Curator: cur, LookupsPerBatch: cfg.listLookups.perBatch, LookupTimeout: cfg.listLookups.timeout, Log: log}
 	// Its protected-claim index (seconds of work for a large registry) is
 	// built in the background; a curator search before it is done waits.
 	// Once it and the catalog's search index are built, start-up's
@@ -421,15 +424,15 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Log: log, Metrics: m, Keys: keys, Limiter: limiter, Budget: budget, Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
 		Canonical: mp.cache, ExternalProvider: mp.external,
 		News:  newsSvc,
-		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, Metadata: mp.metadata, ListsConfig: cfg.listsHTTP,
-		Curator: cur, Tokens: tokens.Index,
+		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, ListsConfig: cfg.listsHTTP,
+		Curator: cur, ListReader: listReader,
 		Trades:        tradeIngest,
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
 		Readiness:   newReadiness(st, cat, mp, cfg.readyMinCoverage),
 		TokenLists:  &tokenlist.Exporter{Store: st, Now: time.Now},
-		Dashboard:   dashboardFactory(log, st, router, listSvc, listViews),
+		Dashboard:   newDashboard(log, st, router, listSvc, listViews, listReader),
 		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
 	})
 

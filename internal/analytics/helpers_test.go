@@ -3,10 +3,11 @@ package analytics
 import (
 	"crypto/sha256"
 	"fmt"
-	"math/big"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mr-tron/base58"
 )
 
 // Fixed times used by the tests.
@@ -20,25 +21,7 @@ const (
 const b58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 // b58 encodes b in base58 (Bitcoin alphabet).
-func b58(b []byte) string {
-	x := new(big.Int).SetBytes(b)
-	base, mod := big.NewInt(58), new(big.Int)
-	var out []byte
-	for x.Sign() > 0 {
-		x.DivMod(x, base, mod)
-		out = append(out, b58Alphabet[mod.Int64()])
-	}
-	for _, c := range b {
-		if c != 0 {
-			break
-		}
-		out = append(out, '1')
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return string(out)
-}
+func b58(b []byte) string { return base58.Encode(b) }
 
 // addr is a deterministic valid Solana address for (kind, i).
 func addr(kind string, i int) string {

@@ -180,6 +180,12 @@ const (
 	AdvisoryBlocked     = "blocked"
 )
 
+// HiddenFromLists reports whether an advisory hides its mint from the list
+// surfaces (curated, v2 lists and compose, list counts, the dashboard's
+// list editor): blocked does. Direct reads of the asset or mint still
+// serve it.
+func HiddenFromLists(a *Advisory) bool { return a != nil && a.Status == AdvisoryBlocked }
+
 // Advisory is an operator flag on a mint (spec "Advisory").
 type Advisory struct {
 	Status string  `json:"status"`

@@ -324,7 +324,8 @@ type CuratedOptions struct {
 }
 
 // Curated returns every row of a curated list in response order; callers
-// page by slicing. ok is false for an unknown list.
+// page by slicing. Mints an advisory hides from lists are left out (rows of
+// groupBy=mint, variants of variants=all). ok is false for an unknown list.
 func (c *Catalog) Curated(o CuratedOptions) ([]Row, bool) {
 	m := c.model()
 	cm, ok := m.curated[o.List]
@@ -338,13 +339,16 @@ func (c *Catalog) Curated(o CuratedOptions) ([]Row, bool) {
 	}
 	if o.ByMint {
 		rows := cm.mints[mode]
-		out := make([]Row, len(rows))
+		out := make([]Row, 0, len(rows))
 		views := make([]Variant, len(rows))
 		for j, r := range rows {
 			am := m.assets[r.asset]
+			if asset.HiddenFromLists(am.variants[r.variant].advisory) {
+				continue
+			}
 			am.variants[r.variant].view(&views[j])
-			out[j] = am.row()
-			out[j].PrimaryVariant = &views[j]
+			out = append(out, am.row())
+			out[len(out)-1].PrimaryVariant = &views[j]
 		}
 		return out, true
 	}
@@ -352,6 +356,9 @@ func (c *Catalog) Curated(o CuratedOptions) ([]Row, bool) {
 	prims := make([]Variant, len(cm.assets))
 	for j, ai := range cm.assets {
 		out[j] = c.row(m.assets[ai], si, o.VariantsAll, mode, &prims[j])
+		if o.VariantsAll {
+			out[j].Variants = slices.DeleteFunc(out[j].Variants, func(v *Variant) bool { return asset.HiddenFromLists(v.Advisory) })
+		}
 	}
 	return out, true
 }

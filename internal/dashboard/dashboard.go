@@ -31,23 +31,9 @@ import (
 	"github.com/assetd/assetd/internal/session"
 )
 
-// Candidate is one curator search result.
-type Candidate struct {
-	Mint       string
-	AssetID    string
-	Symbol     string
-	Name       string
-	Verified   bool
-	Advisory   string   // "" or the advisory status (caution, compromised, blocked)
-	Warnings   []string // the curator's warnings
-	Suppressed bool     // gated by the search policy or blocked: shown, not addable
-	// SuppressedBy names the gates that suppressed it.
-	SuppressedBy []string
-}
-
-// Tokens searches and resolves tokens for list members.
+// Tokens searches and resolves tokens for list members (*lists.Reader).
 type Tokens interface {
-	SearchTokens(ctx context.Context, query string, limit int) ([]Candidate, error)
+	SearchTokens(ctx context.Context, query string, limit int) ([]lists.Candidate, error)
 	ResolveMints(ctx context.Context, mints []string) map[string]lists.Snapshot
 }
 

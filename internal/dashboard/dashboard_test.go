@@ -44,8 +44,8 @@ const (
 	mintB = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB" // USDT
 )
 
-func (fakeTokens) SearchTokens(_ context.Context, q string, _ int) ([]Candidate, error) {
-	return []Candidate{{Mint: mintA, Symbol: "USDC"}, {Mint: mintB, Symbol: "USDT", Advisory: "blocked", Suppressed: true}}, nil
+func (fakeTokens) SearchTokens(_ context.Context, q string, _ int) ([]lists.Candidate, error) {
+	return []lists.Candidate{{Mint: mintA, Symbol: "USDC"}, {Mint: mintB, Symbol: "USDT", Advisory: "blocked", Suppressed: true}}, nil
 }
 
 func (fakeTokens) ResolveMints(_ context.Context, mints []string) map[string]lists.Snapshot {

@@ -20,8 +20,8 @@ type listData struct {
 	Statuses   []string
 	Query      string
 	Searched   bool
-	Candidates []Candidate
-	Suppressed []Candidate
+	Candidates []lists.Candidate
+	Suppressed []lists.Candidate
 	NoSearch   bool
 	Message    string
 }

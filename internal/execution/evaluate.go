@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/assetd/assetd/internal/apierr"
 	"github.com/assetd/assetd/internal/registry"
 )
 
@@ -193,11 +192,6 @@ type EvaluatePlan struct {
 // UpstreamQuotes is what the plan will cost in provider quotes.
 func (p *EvaluatePlan) UpstreamQuotes() int { return len(p.sizes) * len(p.providers) }
 
-// badRequest is a 400 naming the parameter (details code invalid_param).
-func badRequest(param, format string, args ...any) *apierr.Error {
-	return apierr.Newf(apierr.BadRequest, format, args...).WithDetails(apierr.Details{"code": "invalid_param", "param": param})
-}
-
 // PlanEvaluate validates an evaluate request against the registry and the
 // advisories without quoting anything.
 func (s *Service) PlanEvaluate(req EvaluateRequest) (*EvaluatePlan, error) {
@@ -206,21 +200,21 @@ func (s *Service) PlanEvaluate(req EvaluateRequest) (*EvaluatePlan, error) {
 	}
 	switch {
 	case req.Side != SideBuy && req.Side != SideSell:
-		return nil, badRequest("side", "Invalid side: expected buy or sell")
+		return nil, paramError("side", "Invalid side: expected buy or sell")
 	case req.Side == SideSell && len(req.AmountsUSD) > 0:
-		return nil, badRequest("amountUsd", "amountUsd is only valid when side=buy")
+		return nil, paramError("amountUsd", "amountUsd is only valid when side=buy")
 	case req.Side == SideBuy && len(req.TokenAmounts) > 0:
-		return nil, badRequest("tokenAmount", "tokenAmount is only valid when side=sell")
+		return nil, paramError("tokenAmount", "tokenAmount is only valid when side=sell")
 	case req.Side == SideSell && len(req.TokenAmounts) == 0:
-		return nil, badRequest("tokenAmount", "side=sell needs at least one tokenAmount")
+		return nil, paramError("tokenAmount", "side=sell needs at least one tokenAmount")
 	}
 	snap := s.Registry()
 	a, v, ok := snap.VariantByMint(req.Mint)
 	if !ok {
-		return nil, apierr.Newf(apierr.NotFound, "Unsupported token mint: %s", req.Mint)
+		return nil, notFound("Unsupported token mint: %s", req.Mint)
 	}
 	if v.Decimals == nil || *v.Decimals < 0 || *v.Decimals > 18 {
-		return nil, apierr.Newf(apierr.NotFound, "Unsupported token mint: %s (decimals unknown)", req.Mint)
+		return nil, notFound("Unsupported token mint: %s (decimals unknown)", req.Mint)
 	}
 	if err := s.gate(req.Mint); err != nil {
 		return nil, err
@@ -269,15 +263,15 @@ func parseSizes(req EvaluateRequest, decimals int) ([]size, int, error) {
 		if unit == "usd" {
 			raw, ok = ParseDecimal(s, MaxUSDDecimals, USDCDecimals)
 			if !ok {
-				return nil, 0, badRequest("amountUsd", "Invalid amountUsd %q: expected a decimal number with at most %d decimals", s, MaxUSDDecimals)
+				return nil, 0, paramError("amountUsd", "Invalid amountUsd %q: expected a decimal number with at most %d decimals", s, MaxUSDDecimals)
 			}
 			if raw.Cmp(usdRaw(MinAmountUSD)) < 0 || raw.Cmp(usdRaw(MaxAmountUSD)) > 0 {
-				return nil, 0, badRequest("amountUsd", "amountUsd %s is out of range: %d to %d", s, MinAmountUSD, MaxAmountUSD)
+				return nil, 0, paramError("amountUsd", "amountUsd %s is out of range: %d to %d", s, MinAmountUSD, MaxAmountUSD)
 			}
 		} else {
 			raw, ok = ParseDecimal(s, decimals, decimals)
 			if !ok || raw.Sign() == 0 {
-				return nil, 0, badRequest("tokenAmount", "Invalid tokenAmount %q: expected a positive decimal number with at most %d decimals (the token's)", s, decimals)
+				return nil, 0, paramError("tokenAmount", "Invalid tokenAmount %q: expected a positive decimal number with at most %d decimals (the token's)", s, decimals)
 			}
 		}
 		if seen[raw.String()] {
@@ -296,7 +290,7 @@ func parseSizes(req EvaluateRequest, decimals int) ([]size, int, error) {
 		out = append(out, sz)
 	}
 	if len(out) > MaxAmounts {
-		return nil, 0, badRequest(map[string]string{"usd": "amountUsd", "token": "tokenAmount"}[unit], "at most %d distinct amounts per request, got %d", MaxAmounts, len(out))
+		return nil, 0, paramError(map[string]string{"usd": "amountUsd", "token": "tokenAmount"}[unit], "at most %d distinct amounts per request, got %d", MaxAmounts, len(out))
 	}
 	return out, deduped, nil
 }

@@ -1,7 +1,6 @@
 package execution
 
 import (
-	"github.com/assetd/assetd/internal/apierr"
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/ranking"
 	"github.com/assetd/assetd/internal/registry"
@@ -35,9 +34,10 @@ type LinksResponse struct {
 	} `json:"meta"`
 }
 
-// Links builds the swap links. Errors: 404 unknown asset or no Solana
-// variant, 403 AssetAdvisoryError for a restricted buy mint (or an asset
-// whose every variant is restricted), 503 while advisories are not loaded.
+// Links builds the swap links. Errors: *NotFoundError for an unknown asset
+// or one without a Solana variant, *AdvisoryError for a restricted buy mint
+// (or an asset whose every variant is restricted), ErrAdvisoriesUnavailable
+// while advisories are not loaded.
 func (s *Service) Links(req LinksRequest) (*LinksResponse, error) {
 	get, err := s.advisories()
 	if err != nil {
@@ -48,18 +48,18 @@ func (s *Service) Links(req LinksRequest) (*LinksResponse, error) {
 	if req.AssetID != "" {
 		res, err := snap.Resolve(req.AssetID)
 		if err != nil || res.Singleton() {
-			return nil, apierr.Newf(apierr.NotFound, "Unknown asset: %s", req.AssetID)
+			return nil, notFound("Unknown asset: %s", req.AssetID)
 		}
 		if len(res.Asset.Variants) == 0 {
-			return nil, apierr.Newf(apierr.NotFound, "Asset has no Solana variant: %s", res.AssetID)
+			return nil, notFound("Asset has no Solana variant: %s", res.AssetID)
 		}
 		v, restricted := s.primaryTradeable(snap, res.Asset, get)
 		if v == nil {
-			return nil, AdvisoryError(restricted.Mint, get(restricted.Mint))
+			return nil, &AdvisoryError{Mint: restricted.Mint, Advisory: get(restricted.Mint)}
 		}
 		buy = v.Mint
 	} else if a := get(buy); Restricted(a) {
-		return nil, AdvisoryError(buy, a)
+		return nil, &AdvisoryError{Mint: buy, Advisory: a}
 	}
 	out := &LinksResponse{BuyMint: buy, Links: []Link{}}
 	out.Meta.Kinds = []string{KindSwap}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/assetd/assetd/internal/apierr"
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/ranking"
 	"github.com/assetd/assetd/internal/registry"
@@ -233,9 +232,10 @@ func (p *RoutePlan) UpstreamQuotes() int {
 	return n
 }
 
-// PlanRoute resolves the asset and selects its variants. Errors: 404
-// unknown asset, 403 AssetAdvisoryError when advisories leave no eligible
-// variant, 503 while advisories are not loaded.
+// PlanRoute resolves the asset and selects its variants. Errors:
+// *NotFoundError for an unknown asset, *AdvisoryError when advisories leave
+// no eligible variant, ErrAdvisoriesUnavailable while advisories are not
+// loaded.
 func (s *Service) PlanRoute(req RouteRequest) (*RoutePlan, error) {
 	get, err := s.advisories()
 	if err != nil {
@@ -244,7 +244,7 @@ func (s *Service) PlanRoute(req RouteRequest) (*RoutePlan, error) {
 	snap := s.Registry()
 	res, err := snap.Resolve(req.AssetID)
 	if err != nil || res.Singleton() {
-		return nil, apierr.Newf(apierr.NotFound, "Unknown assetId: %s", req.AssetID)
+		return nil, notFound("Unknown assetId: %s", req.AssetID)
 	}
 	if req.AmountUSD == 0 {
 		req.AmountUSD = DefaultRouteUSD
@@ -294,7 +294,7 @@ func (s *Service) PlanRoute(req RouteRequest) (*RoutePlan, error) {
 		p.selected = append(p.selected, s.routeVariant(res.Asset, v, i+1, cands[i].Market))
 	}
 	if len(p.selected) == 0 && restricted != nil {
-		return nil, AdvisoryError(restricted.Mint, get(restricted.Mint))
+		return nil, &AdvisoryError{Mint: restricted.Mint, Advisory: get(restricted.Mint)}
 	}
 	return p, nil
 }

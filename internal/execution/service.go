@@ -3,7 +3,6 @@ package execution
 import (
 	"time"
 
-	"github.com/assetd/assetd/internal/apierr"
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/registry"
 )
@@ -93,36 +92,24 @@ func Restricted(a *asset.Advisory) bool {
 // advisory: "advisory_" + status.
 func AdvisoryCode(a *asset.Advisory) string { return "advisory_" + a.Status }
 
-// AdvisoryError is the 403 AssetAdvisoryError refusing mint.
-func AdvisoryError(mint string, a *asset.Advisory) *apierr.Error {
-	return apierr.Newf(apierr.AssetAdvisory, "This mint has been flagged as %s and cannot be traded", a.Status).
-		WithDetails(apierr.Details{"code": AdvisoryCode(a), "mint": mint, "status": a.Status, "reason": a.Reason, "url": a.URL})
-}
-
-// errAdvisoriesUnavailable is the fail-closed answer while the advisory
-// index has not loaded.
-func errAdvisoriesUnavailable() *apierr.Error {
-	return apierr.New(apierr.Unavailable, "advisories are not loaded yet: execution endpoints refuse until they are; retry").
-		WithDetails(apierr.Details{"code": "advisories_unavailable"})
-}
-
 // advisories returns the advisory lookup, or the fail-closed error when
 // the index has not loaded.
 func (s *Service) advisories() (func(string) *asset.Advisory, error) {
 	if s.Advisories == nil || !s.Advisories.Loaded() {
-		return nil, errAdvisoriesUnavailable()
+		return nil, ErrAdvisoriesUnavailable
 	}
 	return s.Advisories.Get, nil
 }
 
-// gate refuses a restricted mint (403) and fails closed (503).
+// gate refuses a restricted mint (*AdvisoryError) and fails closed
+// (ErrAdvisoriesUnavailable).
 func (s *Service) gate(mint string) error {
 	get, err := s.advisories()
 	if err != nil {
 		return err
 	}
 	if a := get(mint); Restricted(a) {
-		return AdvisoryError(mint, a)
+		return &AdvisoryError{Mint: mint, Advisory: a}
 	}
 	return nil
 }

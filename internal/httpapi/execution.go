@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -85,7 +86,7 @@ func (s *Server) executionLinks(w http.ResponseWriter, r *http.Request) error {
 	}
 	out, err := s.d.Execution.Links(req)
 	if err != nil {
-		return err
+		return executionErr(err)
 	}
 	return writeJSON(w, http.StatusOK, out)
 }
@@ -106,7 +107,7 @@ func (s *Server) executionEvaluate(w http.ResponseWriter, r *http.Request) error
 	}
 	plan, err := s.d.Execution.PlanEvaluate(req)
 	if err != nil {
-		return err
+		return executionErr(err)
 	}
 	if err := s.chargeQuotes(w, r, plan.UpstreamQuotes()); err != nil {
 		return err
@@ -157,7 +158,7 @@ func (s *Server) executionRoute(w http.ResponseWriter, r *http.Request) error {
 	}
 	plan, err := s.d.Execution.PlanRoute(req)
 	if err != nil {
-		return err
+		return executionErr(err)
 	}
 	if err := s.chargeQuotes(w, r, plan.UpstreamQuotes()); err != nil {
 		return err
@@ -180,4 +181,27 @@ func (s *Server) chargeQuotes(w http.ResponseWriter, r *http.Request, n int) err
 	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 	return apierr.Newf(apierr.RateLimited, "quote budget exhausted: %d upstream quotes per %s per key", s.d.QuoteBudget.Capacity, s.d.QuoteBudget.Window).
 		WithDetails(apierr.Details{"code": "quote_budget", "retryAfterSeconds": secs, "cost": n})
+}
+
+// executionErr maps the execution service's errors to the API's: 400 with
+// the parameter, 404, 403 AssetAdvisoryError with the advisory, 503 while
+// advisories are not loaded.
+func executionErr(err error) error {
+	var pe *execution.ParamError
+	var nf *execution.NotFoundError
+	var ae *execution.AdvisoryError
+	switch {
+	case errors.As(err, &pe):
+		return apierr.New(apierr.BadRequest, pe.Message).WithDetails(apierr.Details{"code": "invalid_param", "param": pe.Param})
+	case errors.As(err, &nf):
+		return apierr.New(apierr.NotFound, nf.Message)
+	case errors.As(err, &ae):
+		a := ae.Advisory
+		return apierr.New(apierr.AssetAdvisory, ae.Error()).
+			WithDetails(apierr.Details{"code": ae.Code(), "mint": ae.Mint, "status": a.Status, "reason": a.Reason, "url": a.URL})
+	case errors.Is(err, execution.ErrAdvisoriesUnavailable):
+		return apierr.New(apierr.Unavailable, execution.ErrAdvisoriesUnavailable.Error()).
+			WithDetails(apierr.Details{"code": "advisories_unavailable"})
+	}
+	return err
 }

@@ -28,6 +28,7 @@ func BenchmarkCompose10x5000(b *testing.B) {
 	h := newAssetHarness(b, newSeedCatalog(b, false))
 	h.srv.d.Lists = svc
 	h.srv.d.ListViews = lists.NewViews(st, svc.Limits().MembersPerList)
+	h.srv.d.ListReader = &lists.Reader{Catalog: h.srv.d.Catalog, Views: h.srv.d.ListViews, Log: h.srv.d.Log}
 	h.h = h.srv.build(nil)
 	ls, err := liststest.Fill(context.Background(), st, liststest.FillSpec{Owner: "prj_bench", Lists: 10, Members: 5000, Overlap: 1000})
 	if err != nil {

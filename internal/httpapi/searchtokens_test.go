@@ -65,8 +65,8 @@ func TestMemberPutChecksListFirst(t *testing.T) {
 	h, _, other := listHarness(t)
 	key := h.plain["read"]
 	meta := &fakeMeta{hang: true}
-	h.srv.d.Metadata = meta
-	h.srv.d.ListsConfig.LookupTimeout = 20 * time.Millisecond
+	h.srv.d.ListReader.Metadata = meta
+	h.srv.d.ListReader.LookupTimeout = 20 * time.Millisecond
 	if r := h.send(t, "POST", "/v2/lists", key, `{"slug":"mine","name":"Mine"}`); r.status != 201 {
 		t.Fatal(r.raw)
 	}
@@ -107,7 +107,7 @@ func TestMemberPutChecksListFirst(t *testing.T) {
 func TestMemberMetadataIsCleaned(t *testing.T) {
 	h, _, _ := listHarness(t)
 	key := h.plain["read"]
-	h.srv.d.Metadata = hostileMeta()
+	h.srv.d.ListReader.Metadata = hostileMeta()
 	if r := h.send(t, "POST", "/v2/lists", key, `{"slug":"mine","name":"Mine"}`); r.status != 201 {
 		t.Fatal(r.raw)
 	}
@@ -131,12 +131,12 @@ func TestMemberResolvesThroughTokenIndex(t *testing.T) {
 	h, _, _ := listHarness(t)
 	key := h.plain["read"]
 	meta := &fakeMeta{}
-	h.srv.d.Metadata = meta
+	h.srv.d.ListReader.Metadata = meta
 	var b tokenindex.Builder
 	six := 6
 	b.Add(tokenindex.Token{Mint: mkIdxToken, Symbol: "IDX", Name: "Synthetic index token", Decimals: &six, LogoURI: "https://img.example/" + mkIdxToken + ".png"})
 	x := b.Build()
-	h.srv.d.Tokens = func() *tokenindex.Index { return x }
+	h.srv.d.ListReader.Tokens = func() *tokenindex.Index { return x }
 	if r := h.send(t, "POST", "/v2/lists", key, `{"slug":"mine","name":"Mine"}`); r.status != 201 {
 		t.Fatal(r.raw)
 	}

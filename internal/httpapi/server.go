@@ -7,7 +7,6 @@ package httpapi
 import (
 	"context"
 	"github.com/assetd/assetd/internal/curator"
-	"github.com/assetd/assetd/internal/tokenindex"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -20,7 +19,6 @@ import (
 	"github.com/assetd/assetd/internal/chart"
 	"github.com/assetd/assetd/internal/execution"
 	"github.com/assetd/assetd/internal/lists"
-	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/risk"
@@ -59,15 +57,16 @@ type Deps struct {
 	Canonical        CanonicalData
 	ExternalProvider bool
 	// Lists serves the v2 community lists (nil: the v2 routes answer 404);
-	// ListViews is their in-memory read model (required with Lists).
-	Lists     *lists.Service
-	ListViews *lists.Views
+	// ListViews is their in-memory read model and ListReader the read
+	// model of every list surface (both required with Lists).
+	Lists      *lists.Service
+	ListViews  *lists.Views
+	ListReader *lists.Reader
 	// TokenLists exports lists as tokenlists.org JSON and keeps their
 	// versions (nil: GET /v2/lists/{slug}/tokenlist.json answers 404).
 	TokenLists *tokenlist.Exporter
-	// Dashboard builds the /dashboard handler over this server (its token
-	// search and member resolution); nil: no dashboard.
-	Dashboard func(*Server) http.Handler
+	// Dashboard serves /dashboard/ (nil: no dashboard).
+	Dashboard http.Handler
 	// Analytics is the trade analytics engine behind trending, OHLCV,
 	// price charts and trade ingest (nil: trending and candles are empty,
 	// ingest answers 404).
@@ -80,14 +79,8 @@ type Deps struct {
 	News NewsFeed
 	// Advisories annotates mints (nil: none flagged).
 	Advisories AdvisoryLookup
-	// Metadata is the live token metadata provider for list member
-	// resolution (nil: registry and token index only).
-	Metadata market.MetadataProvider
 	// Curator answers GET /v2/lists/search-tokens (nil: the route is absent).
 	Curator *curator.Service
-	// Tokens is the token index (nil func or nil index: empty); list
-	// member resolution consults it after the registry.
-	Tokens func() *tokenindex.Index
 	// ListsConfig tunes member resolution and provider budgets.
 	ListsConfig ListsConfig
 	// Execution serves /v2/execution/* (nil: those routes answer 404);
@@ -135,8 +128,6 @@ type Server struct {
 	// nonFinite remembers the route and JSON path of each non-finite
 	// number written as null, so each is logged once.
 	nonFinite sync.Map
-	// dash is the /dashboard handler (Deps.Dashboard).
-	dash http.Handler
 	// logged counts the ordinary requests seen by the sampled access log.
 	logged atomic.Uint64
 	// gz keeps gzip forms of large bodies by ETag; bodies caches encoded
@@ -193,9 +184,6 @@ func New(d Deps) *Server {
 	s.limAllowed = d.Metrics.Limiter.WithLabelValues("allowed")
 	if s.budget == nil {
 		s.budget = ratelimit.NewMemory()
-	}
-	if d.Dashboard != nil {
-		s.dash = d.Dashboard(s)
 	}
 	s.handler = s.build(nil)
 	return s

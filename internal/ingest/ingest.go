@@ -30,12 +30,18 @@ import (
 	"github.com/assetd/assetd/internal/storage"
 )
 
+// StoredTrade is a trade with its commit sequence number.
+type StoredTrade struct {
+	Seq int64
+	analytics.Trade
+}
+
 // Store is the trade and candle store.
 type Store interface {
 	// InsertTrades stores the trades new by signature in one transaction.
 	InsertTrades(ctx context.Context, trades []analytics.Trade, now time.Time) (storage.TradeInsert, error)
 	// ScanTrades streams the trades with seq in (after, before) by seq.
-	ScanTrades(ctx context.Context, after, before int64, fn func([]storage.StoredTrade) error) error
+	ScanTrades(ctx context.Context, after, before int64, fn func([]StoredTrade) error) error
 	// TradeSeqBefore is the highest seq ingested before t's minute.
 	TradeSeqBefore(ctx context.Context, t time.Time) (int64, error)
 	// PruneTrades deletes trades ingested before t that the candle mark
@@ -281,7 +287,7 @@ func (in *Ingester) CatchUp(ctx context.Context) (int, error) {
 	defer in.mu.Unlock()
 	before := in.applied
 	n := 0
-	err := in.st.ScanTrades(ctx, in.applied, 0, func(chunk []storage.StoredTrade) error {
+	err := in.st.ScanTrades(ctx, in.applied, 0, func(chunk []StoredTrade) error {
 		n += len(chunk)
 		in.applyLocked(chunk)
 		return nil
@@ -296,7 +302,7 @@ func (in *Ingester) CatchUp(ctx context.Context) (int, error) {
 // catchUpLocked applies the stored trades with seq in (applied, before).
 // Callers hold mu.
 func (in *Ingester) catchUpLocked(ctx context.Context, before int64) error {
-	return in.st.ScanTrades(ctx, in.applied, before, func(chunk []storage.StoredTrade) error {
+	return in.st.ScanTrades(ctx, in.applied, before, func(chunk []StoredTrade) error {
 		in.applyLocked(chunk)
 		return nil
 	})
@@ -304,7 +310,7 @@ func (in *Ingester) catchUpLocked(ctx context.Context, before int64) error {
 
 // applyLocked ingests a chunk of stored trades (seq ascending, above
 // applied) into the engine. Callers hold mu.
-func (in *Ingester) applyLocked(chunk []storage.StoredTrade) {
+func (in *Ingester) applyLocked(chunk []StoredTrade) {
 	buf := make([]analytics.Trade, len(chunk))
 	for i := range chunk {
 		buf[i] = chunk[i].Trade
@@ -501,7 +507,7 @@ func (in *Ingester) Rebuild(ctx context.Context) (RebuildStats, error) {
 	in.mu.Lock()
 	last := from
 	lastLog := time.Now()
-	err = in.st.ScanTrades(ctx, from, 0, func(rows []storage.StoredTrade) error {
+	err = in.st.ScanTrades(ctx, from, 0, func(rows []StoredTrade) error {
 		c := chunk{warm: make([]analytics.Trade, 0, len(rows))}
 		if rows[len(rows)-1].Seq > mark {
 			c.recandle = make([]analytics.Trade, 0, len(rows))
@@ -575,7 +581,7 @@ func (in *Ingester) recandleSkipped(ctx context.Context, skipped []error, mark i
 	}
 	hit := make(map[analytics.CandleRef]struct{}, len(bars))
 	buf := make([]analytics.Trade, 0, 256)
-	err := in.st.ScanTrades(ctx, 0, mark+1, func(rows []storage.StoredTrade) error {
+	err := in.st.ScanTrades(ctx, 0, mark+1, func(rows []StoredTrade) error {
 		buf = buf[:0]
 		for i := range rows {
 			buf = append(buf, rows[i].Trade)

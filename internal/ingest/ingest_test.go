@@ -16,7 +16,6 @@ import (
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/market"
-	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/storage/sqlite"
 	"github.com/mr-tron/base58"
 )
@@ -128,7 +127,7 @@ func TestAcknowledgedIsStoredAndDeduplicatedAfterRestart(t *testing.T) {
 	}
 	st := openStore(t, dir)
 	n := 0
-	if err := st.ScanTrades(context.Background(), 0, 0, func(c []storage.StoredTrade) error { n += len(c); return nil }); err != nil || n != 500 {
+	if err := st.ScanTrades(context.Background(), 0, 0, func(c []ingest.StoredTrade) error { n += len(c); return nil }); err != nil || n != 500 {
 		t.Fatalf("stored %d trades, %v; want 500", n, err)
 	}
 

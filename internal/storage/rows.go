@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"github.com/assetd/assetd/internal/apikey"
 	"strings"
 	"time"
 )
@@ -60,26 +59,4 @@ func ScanCounts(rows RowIter) (map[string]int64, error) {
 		out[k] = n
 	}
 	return out, rows.Err()
-}
-
-// KeyColumns selects an API key joined with its project (aliases k, p),
-// in the order ScanKey reads.
-const KeyColumns = `k.id, k.project_id, p.name, k.key_hash, k.scopes, k.rate_requests, k.rate_window_ms,
-	k.quota_per_month, k.created_at, k.revoked_at`
-
-// ScanKey reads one KeyColumns row.
-func ScanKey(sc Scanner) (apikey.Key, error) {
-	var k apikey.Key
-	var scopes string
-	var windowMs, created int64
-	var revoked *int64
-	if err := sc.Scan(&k.ID, &k.ProjectID, &k.Project, &k.Hash, &scopes, &k.Limits.RateRequests, &windowMs,
-		&k.Limits.QuotaPerMonth, &created, &revoked); err != nil {
-		return k, err
-	}
-	k.Scopes = SplitList(scopes)
-	k.Limits.RateWindow = time.Duration(windowMs) * time.Millisecond
-	k.CreatedAt = FromMs(created)
-	k.RevokedAt = FromNullMs(revoked)
-	return k, nil
 }

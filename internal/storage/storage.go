@@ -1,6 +1,10 @@
-// Package storage holds what the storage engines (sqlite, postgres) share:
-// the error contract of every store method and the change-topic names used
-// by the cross-process change poller.
+// Package storage is the vocabulary the storage engines (sqlite, postgres)
+// share with the packages that use them: the error contract of every store
+// method, the change-topic names used by the cross-process change poller,
+// the row types of the store's interfaces, the migration reader and the
+// engines' domain-free row helpers. It imports no domain package, so any
+// domain package may depend on it; the codecs of domain rows live in
+// internal/storage/codec.
 package storage
 
 import (

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/url"
 
@@ -127,15 +126,7 @@ func (c *Client) Snapshots(ctx context.Context, mints []string) (map[string]mark
 			out[valid[i]] = *t
 		}
 	}
-	failed, err := upstream.BatchError(ctx, errs)
-	if err != nil {
-		return out, err
-	}
-	if failed > 0 {
-		c.log.LogAttrs(ctx, slog.LevelWarn, "provider batch partly failed", slog.String("provider", name),
-			slog.Int("failed", failed), slog.Int("mints", len(valid)))
-	}
-	return out, nil
+	return out, upstream.SettleBatch(ctx, c.log, name, errs)
 }
 
 func (c *Client) snapshot(ctx context.Context, mint string) (market.Token, bool, error) {

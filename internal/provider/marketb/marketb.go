@@ -151,15 +151,7 @@ func (c *Client) Snapshots(ctx context.Context, mints []string) (map[string]mark
 			}
 		}
 	}
-	failed, err := upstream.BatchError(ctx, errs)
-	if err != nil {
-		return out, err
-	}
-	if failed > 0 {
-		c.log.LogAttrs(ctx, slog.LevelWarn, "provider batch partly failed", slog.String("provider", name),
-			slog.Int("failedCalls", failed), slog.Int("calls", len(chunks)))
-	}
-	return out, nil
+	return out, upstream.SettleBatch(ctx, c.log, name, errs)
 }
 
 // Markets lists the pairs of mint on the configured chain from

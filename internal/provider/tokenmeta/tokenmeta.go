@@ -207,15 +207,7 @@ func (c *Client) Lookup(ctx context.Context, mints []string) (map[string]market.
 			}
 		}
 	}
-	failed, err := upstream.BatchError(ctx, errs)
-	if err != nil {
-		return out, err
-	}
-	if failed > 0 {
-		c.log.LogAttrs(ctx, slog.LevelWarn, "provider batch partly failed", slog.String("provider", name),
-			slog.Int("failedCalls", failed), slog.Int("calls", len(chunks)))
-	}
-	return out, nil
+	return out, upstream.SettleBatch(ctx, c.log, name, errs)
 }
 
 // Search returns up to limit (default 20, at most 100) tokens matching

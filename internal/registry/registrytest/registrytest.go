@@ -7,10 +7,9 @@ package registrytest
 import (
 	"encoding/binary"
 	"fmt"
-	"math/big"
-	"slices"
 
 	"github.com/assetd/assetd/internal/registry"
+	"github.com/mr-tron/base58"
 )
 
 // categories are spread over the assets, as bench/registrygen does, so
@@ -40,18 +39,9 @@ func Document(n int) registry.Document {
 // Mint is a valid 44-character base58 mint derived from i, distinct for
 // every i ≥ 0.
 func Mint(i int) string {
-	const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 	var b [32]byte
 	b[0] = 0x80
 	binary.BigEndian.PutUint64(b[24:], uint64(i)*0x9e3779b97f4a7c15)
 	binary.BigEndian.PutUint64(b[16:], uint64(i))
-	n := new(big.Int).SetBytes(b[:])
-	base, mod := big.NewInt(58), new(big.Int)
-	var out []byte
-	for n.Sign() > 0 {
-		n.DivMod(n, base, mod)
-		out = append(out, alphabet[mod.Int64()])
-	}
-	slices.Reverse(out)
-	return string(out)
+	return base58.Encode(b[:])
 }

@@ -6,11 +6,11 @@ import (
 
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/market"
-	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/codec"
 	"github.com/jackc/pgx/v5"
 )
 
-const upsertCandlesSQL = `INSERT INTO candles(` + storage.CandleColumns + `)
+const upsertCandlesSQL = `INSERT INTO candles(` + codec.CandleColumns + `)
 	SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[],
 		$8::float8[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::bigint[], $14::bigint[], $15::text[])
 	ON CONFLICT (mint, interval, start) DO UPDATE SET open=EXCLUDED.open, high=EXCLUDED.high, low=EXCLUDED.low,
@@ -76,20 +76,13 @@ type querier interface {
 }
 
 func loadCandles(ctx context.Context, q querier, since int64) ([]analytics.CandleUpdate, error) {
-	rows, err := q.Query(ctx, `SELECT `+storage.CandleColumns+` FROM candles WHERE start >= $1 ORDER BY mint, interval, start`, since)
+	rows, err := q.Query(ctx, `SELECT `+codec.CandleColumns+` FROM candles WHERE start >= $1 ORDER BY mint, interval, start`, since)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: load candles: %w", err)
 	}
 	defer rows.Close()
-	var out []analytics.CandleUpdate
-	for rows.Next() {
-		c, err := storage.ScanCandle(rows)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: load candles: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := codec.ScanCandles(rows)
+	if err != nil {
 		return nil, fmt.Errorf("postgres: load candles: %w", err)
 	}
 	return out, nil

@@ -8,12 +8,13 @@ import (
 
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/codec"
 	"github.com/jackc/pgx/v5"
 )
 
 // ListKeys implements apikey.Lister.
 func (s *Store) ListKeys(ctx context.Context) ([]apikey.Key, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+storage.KeyColumns+` FROM api_keys k JOIN projects p ON p.id = k.project_id
+	rows, err := s.pool.Query(ctx, `SELECT `+codec.KeyColumns+` FROM api_keys k JOIN projects p ON p.id = k.project_id
 		ORDER BY k.created_at, k.id`)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list keys: %w", err)
@@ -21,7 +22,7 @@ func (s *Store) ListKeys(ctx context.Context) ([]apikey.Key, error) {
 	defer rows.Close()
 	var out []apikey.Key
 	for rows.Next() {
-		k, err := storage.ScanKey(rows)
+		k, err := codec.ScanKey(rows)
 		if err != nil {
 			return nil, fmt.Errorf("postgres: list keys: %w", err)
 		}
@@ -35,7 +36,7 @@ func (s *Store) ListKeys(ctx context.Context) ([]apikey.Key, error) {
 
 // GetKey implements apikey.Store.
 func (s *Store) GetKey(ctx context.Context, id string) (apikey.Key, error) {
-	k, err := storage.ScanKey(s.pool.QueryRow(ctx, `SELECT `+storage.KeyColumns+` FROM api_keys k JOIN projects p ON p.id = k.project_id
+	k, err := codec.ScanKey(s.pool.QueryRow(ctx, `SELECT `+codec.KeyColumns+` FROM api_keys k JOIN projects p ON p.id = k.project_id
 		WHERE k.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return k, fmt.Errorf("postgres: key %s: %w", id, storage.ErrNotFound)

@@ -7,10 +7,11 @@ import (
 
 	"github.com/assetd/assetd/internal/news"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/codec"
 	"github.com/jackc/pgx/v5"
 )
 
-const insertNews = `INSERT INTO news_items(` + storage.NewsColumns + `)
+const insertNews = `INSERT INTO news_items(` + codec.NewsColumns + `)
 	VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)
 	ON CONFLICT (canonical_url) DO NOTHING`
 
@@ -25,7 +26,7 @@ func (s *Store) PutNews(ctx context.Context, items []news.Item) (int, error) {
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for i := range items {
-			b.Queue(insertNews, storage.NewsArgs(&items[i])...)
+			b.Queue(insertNews, codec.NewsArgs(&items[i])...)
 		}
 		br := tx.SendBatch(ctx, b)
 		for range items {
@@ -46,7 +47,7 @@ func (s *Store) PutNews(ctx context.Context, items []news.Item) (int, error) {
 
 // LoadNews returns the items published at or after since, newest first.
 func (s *Store) LoadNews(ctx context.Context, since time.Time) ([]news.Item, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+storage.NewsColumns+` FROM news_items WHERE posted_at >= $1
+	rows, err := s.pool.Query(ctx, `SELECT `+codec.NewsColumns+` FROM news_items WHERE posted_at >= $1
 		ORDER BY posted_at DESC, canonical_url`, storage.Ms(since))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: load news: %w", err)
@@ -54,7 +55,7 @@ func (s *Store) LoadNews(ctx context.Context, since time.Time) ([]news.Item, err
 	defer rows.Close()
 	var out []news.Item
 	for rows.Next() {
-		it, err := storage.ScanNews(rows)
+		it, err := codec.ScanNews(rows)
 		if err != nil {
 			return nil, fmt.Errorf("postgres: load news: %w", err)
 		}

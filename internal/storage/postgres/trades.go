@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/analytics"
+	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/codec"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -109,12 +111,12 @@ func (s *Store) InsertTrades(ctx context.Context, trades []analytics.Trade, now 
 }
 
 // ScanTrades calls fn with the stored trades whose seq is in (after,
-// before), ascending by seq, in chunks of at most storage.TradeBatchRows
+// before), ascending by seq, in chunks of at most codec.TradeBatchRows
 // (before <= 0: no upper bound). fn may keep nothing of the chunk it is
 // given: the slice is reused.
-func (s *Store) ScanTrades(ctx context.Context, after, before int64, fn func([]storage.StoredTrade) error) error {
-	q := `SELECT seq, ` + storage.TradeColumns + ` FROM trades WHERE seq > $1 AND seq < $2 ORDER BY seq LIMIT $3`
-	err := storage.ScanTradePages(after, before, func(after, before int64, limit int) (storage.Rows, func(), error) {
+func (s *Store) ScanTrades(ctx context.Context, after, before int64, fn func([]ingest.StoredTrade) error) error {
+	q := `SELECT seq, ` + codec.TradeColumns + ` FROM trades WHERE seq > $1 AND seq < $2 ORDER BY seq LIMIT $3`
+	err := codec.ScanTradePages(after, before, func(after, before int64, limit int) (storage.RowIter, func(), error) {
 		rows, err := s.pool.Query(ctx, q, after, before, limit)
 		if err != nil {
 			return nil, nil, err
@@ -179,21 +181,12 @@ const selectCandleMark = `SELECT COALESCE((SELECT value FROM analytics_marks WHE
 // CandleState returns every stored candle and the candle mark (the seq
 // through which they reflect every stored trade), read in one snapshot.
 func (s *Store) CandleState(ctx context.Context) ([]analytics.CandleUpdate, int64, error) {
-	var rows []analytics.CandleUpdate
-	var mark int64
-	err := s.StreamCandleState(ctx, func(m int64) { mark = m }, func(chunk []analytics.CandleUpdate) error {
-		rows = append(rows, chunk...)
-		return nil
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return rows, mark, nil
+	return codec.CandleState(ctx, s.StreamCandleState)
 }
 
 // StreamCandleState reads the candle mark and every stored candle in one
 // snapshot: it calls mark with the mark first, then load with the candles
-// (by mint, interval and time) in chunks of storage.CandleChunkRows; the
+// (by mint, interval and time) in chunks of codec.CandleChunkRows; the
 // chunk is reused after load returns.
 func (s *Store) StreamCandleState(ctx context.Context, mark func(int64), load func([]analytics.CandleUpdate) error) error {
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
@@ -202,12 +195,12 @@ func (s *Store) StreamCandleState(ctx context.Context, mark func(int64), load fu
 			return err
 		}
 		mark(m)
-		rows, err := tx.Query(ctx, `SELECT `+storage.CandleColumns+` FROM candles ORDER BY mint, interval, start`)
+		rows, err := tx.Query(ctx, `SELECT `+codec.CandleColumns+` FROM candles ORDER BY mint, interval, start`)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		return storage.StreamCandles(rows, load)
+		return codec.StreamCandles(rows, load)
 	})
 	if err != nil {
 		return fmt.Errorf("postgres: candle state: %w", err)
@@ -263,7 +256,7 @@ func (r *copyRows) Next() bool { r.next++; return r.next <= len(r.rows) }
 func (r *copyRows) Values() ([]any, error) {
 	t := &r.trades[r.rows[r.next-1]]
 	start := len(r.buf)
-	r.buf = storage.EncodeTradeData(r.buf, t)
+	r.buf = codec.EncodeTradeData(r.buf, t)
 	r.row = [4]any{t.Signature, t.Mint, t.BlockTime, r.buf[start:len(r.buf):len(r.buf)]}
 	return r.row[:], nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/assetd/assetd/internal/analytics"
-	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/codec"
 )
 
 // UpsertCandles stores candles (insert or replace by mint, interval and
@@ -29,7 +29,7 @@ const candleChunk = 2000
 
 func upsertCandlesSQL(n int) string {
 	row := "(" + strings.TrimSuffix(strings.Repeat("?,", 15), ",") + ")"
-	return `INSERT INTO candles(` + storage.CandleColumns + `) VALUES ` + strings.TrimSuffix(strings.Repeat(row+",", n), ",") + `
+	return `INSERT INTO candles(` + codec.CandleColumns + `) VALUES ` + strings.TrimSuffix(strings.Repeat(row+",", n), ",") + `
 	ON CONFLICT(mint, interval, start) DO UPDATE SET open=excluded.open, high=excluded.high, low=excluded.low,
 	close=excluded.close, volume=excluded.volume, trades=excluded.trades, open_slot=excluded.open_slot,
 	open_time=excluded.open_time, open_sig=excluded.open_sig, close_slot=excluded.close_slot,
@@ -45,7 +45,7 @@ func upsertCandles(ctx context.Context, tx *sql.Tx, rows []analytics.CandleUpdat
 		chunk := rows[lo:min(lo+candleChunk, len(rows))]
 		args = args[:0]
 		for i := range chunk {
-			args = append(args, storage.CandleArgs(&chunk[i])...)
+			args = append(args, codec.CandleArgs(&chunk[i])...)
 		}
 		var err error
 		if len(chunk) == candleChunk {
@@ -78,20 +78,16 @@ type queryer interface {
 }
 
 func loadCandles(ctx context.Context, q queryer, since int64) ([]analytics.CandleUpdate, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+storage.CandleColumns+` FROM candles WHERE start >= ? ORDER BY mint, interval, start`, since)
+	rows, err := q.QueryContext(ctx, `SELECT `+codec.CandleColumns+` FROM candles WHERE start >= ? ORDER BY mint, interval, start`, since)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: load candles: %w", err)
 	}
 	defer rows.Close()
-	var out []analytics.CandleUpdate
-	for rows.Next() {
-		c, err := storage.ScanCandle(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: load candles: %w", err)
-		}
-		out = append(out, c)
+	out, err := codec.ScanCandles(rows)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: load candles: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // PruneCandles deletes the interval's candles starting before before

@@ -10,11 +10,12 @@ import (
 
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/codec"
 )
 
 // ListKeys implements apikey.Lister.
 func (s *Store) ListKeys(ctx context.Context) ([]apikey.Key, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+storage.KeyColumns+` FROM api_keys k JOIN projects p ON p.id = k.project_id
+	rows, err := s.r.QueryContext(ctx, `SELECT `+codec.KeyColumns+` FROM api_keys k JOIN projects p ON p.id = k.project_id
 		ORDER BY k.created_at, k.id`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list keys: %w", err)
@@ -22,7 +23,7 @@ func (s *Store) ListKeys(ctx context.Context) ([]apikey.Key, error) {
 	defer rows.Close()
 	var out []apikey.Key
 	for rows.Next() {
-		k, err := storage.ScanKey(rows)
+		k, err := codec.ScanKey(rows)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: list keys: %w", err)
 		}
@@ -33,7 +34,7 @@ func (s *Store) ListKeys(ctx context.Context) ([]apikey.Key, error) {
 
 // GetKey implements apikey.Store.
 func (s *Store) GetKey(ctx context.Context, id string) (apikey.Key, error) {
-	k, err := storage.ScanKey(s.r.QueryRowContext(ctx, `SELECT `+storage.KeyColumns+` FROM api_keys k JOIN projects p ON p.id = k.project_id
+	k, err := codec.ScanKey(s.r.QueryRowContext(ctx, `SELECT `+codec.KeyColumns+` FROM api_keys k JOIN projects p ON p.id = k.project_id
 		WHERE k.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, fmt.Errorf("sqlite: key %s: %w", id, storage.ErrNotFound)

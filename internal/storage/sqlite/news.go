@@ -9,6 +9,7 @@ import (
 
 	"github.com/assetd/assetd/internal/news"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/codec"
 )
 
 // PutNews inserts the items whose canonical URL is not stored yet (stored
@@ -17,7 +18,7 @@ func (s *Store) PutNews(ctx context.Context, items []news.Item) (int, error) {
 	if len(items) == 0 {
 		return 0, nil
 	}
-	q := `INSERT INTO news_items(` + storage.NewsColumns + `) VALUES (` + strings.TrimSuffix(strings.Repeat("?,", 12), ",") + `)
+	q := `INSERT INTO news_items(` + codec.NewsColumns + `) VALUES (` + strings.TrimSuffix(strings.Repeat("?,", 12), ",") + `)
 		ON CONFLICT(canonical_url) DO NOTHING`
 	n := 0
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
@@ -27,7 +28,7 @@ func (s *Store) PutNews(ctx context.Context, items []news.Item) (int, error) {
 		}
 		defer st.Close()
 		for i := range items {
-			res, err := st.ExecContext(ctx, storage.NewsArgs(&items[i])...)
+			res, err := st.ExecContext(ctx, codec.NewsArgs(&items[i])...)
 			if err != nil {
 				return err
 			}
@@ -44,7 +45,7 @@ func (s *Store) PutNews(ctx context.Context, items []news.Item) (int, error) {
 
 // LoadNews returns the items published at or after since, newest first.
 func (s *Store) LoadNews(ctx context.Context, since time.Time) ([]news.Item, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+storage.NewsColumns+` FROM news_items WHERE posted_at >= ?
+	rows, err := s.r.QueryContext(ctx, `SELECT `+codec.NewsColumns+` FROM news_items WHERE posted_at >= ?
 		ORDER BY posted_at DESC, canonical_url`, storage.Ms(since))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: load news: %w", err)
@@ -52,7 +53,7 @@ func (s *Store) LoadNews(ctx context.Context, since time.Time) ([]news.Item, err
 	defer rows.Close()
 	var out []news.Item
 	for rows.Next() {
-		it, err := storage.ScanNews(rows)
+		it, err := codec.ScanNews(rows)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: load news: %w", err)
 		}

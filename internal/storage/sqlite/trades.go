@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/analytics"
+	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/codec"
 )
 
 // tradeChunk is the number of trades per multi-row INSERT: 13 columns each
@@ -22,8 +24,8 @@ const pruneChunk = 20_000
 var insertFull = insertTradesSQL(tradeChunk)
 
 func insertTradesSQL(n int) string {
-	row := "(" + strings.TrimSuffix(strings.Repeat("?,", storage.TradeColumnCount), ",") + ")"
-	return `INSERT INTO trades(` + storage.TradeColumns + `) VALUES ` +
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", codec.TradeColumnCount), ",") + ")"
+	return `INSERT INTO trades(` + codec.TradeColumns + `) VALUES ` +
 		strings.TrimSuffix(strings.Repeat(row+",", n), ",") + ` ON CONFLICT(signature) DO NOTHING RETURNING seq, signature`
 }
 
@@ -45,12 +47,12 @@ func (s *Store) InsertTrades(ctx context.Context, trades []analytics.Trade, now 
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		res = storage.TradeInsert{Inserted: make([]bool, len(trades))}
 		var full *sql.Stmt
-		args := make([]any, 0, tradeChunk*storage.TradeColumnCount)
+		args := make([]any, 0, tradeChunk*codec.TradeColumnCount)
 		for lo := 0; lo < len(trades); lo += tradeChunk {
 			chunk := trades[lo:min(lo+tradeChunk, len(trades))]
 			args = args[:0]
 			for i := range chunk {
-				args = storage.AppendTradeArgs(args, &chunk[i])
+				args = codec.AppendTradeArgs(args, &chunk[i])
 			}
 			var rows *sql.Rows
 			var err error
@@ -109,12 +111,12 @@ func collectInserted(rows *sql.Rows, index map[string]int, res *storage.TradeIns
 }
 
 // ScanTrades calls fn with the stored trades whose seq is in (after,
-// before), ascending by seq, in chunks of at most storage.TradeBatchRows
+// before), ascending by seq, in chunks of at most codec.TradeBatchRows
 // (before <= 0: no upper bound). fn may keep nothing of the chunk it is
 // given: the slice is reused.
-func (s *Store) ScanTrades(ctx context.Context, after, before int64, fn func([]storage.StoredTrade) error) error {
-	q := `SELECT seq, ` + storage.TradeColumns + ` FROM trades WHERE seq > ? AND seq < ? ORDER BY seq LIMIT ?`
-	err := storage.ScanTradePages(after, before, func(after, before int64, limit int) (storage.Rows, func(), error) {
+func (s *Store) ScanTrades(ctx context.Context, after, before int64, fn func([]ingest.StoredTrade) error) error {
+	q := `SELECT seq, ` + codec.TradeColumns + ` FROM trades WHERE seq > ? AND seq < ? ORDER BY seq LIMIT ?`
+	err := codec.ScanTradePages(after, before, func(after, before int64, limit int) (storage.RowIter, func(), error) {
 		rows, err := s.r.QueryContext(ctx, q, after, before, limit)
 		if err != nil {
 			return nil, nil, err
@@ -178,21 +180,12 @@ func (s *Store) NotifyTrades(ctx context.Context) error {
 // CandleState returns every stored candle and the candle mark (the seq
 // through which they reflect every stored trade), read in one snapshot.
 func (s *Store) CandleState(ctx context.Context) ([]analytics.CandleUpdate, int64, error) {
-	var rows []analytics.CandleUpdate
-	var mark int64
-	err := s.StreamCandleState(ctx, func(m int64) { mark = m }, func(chunk []analytics.CandleUpdate) error {
-		rows = append(rows, chunk...)
-		return nil
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return rows, mark, nil
+	return codec.CandleState(ctx, s.StreamCandleState)
 }
 
 // StreamCandleState reads the candle mark and every stored candle in one
 // snapshot: it calls mark with the mark first, then load with the candles
-// (by mint, interval and time) in chunks of storage.CandleChunkRows; the
+// (by mint, interval and time) in chunks of codec.CandleChunkRows; the
 // chunk is reused after load returns.
 func (s *Store) StreamCandleState(ctx context.Context, mark func(int64), load func([]analytics.CandleUpdate) error) error {
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -205,12 +198,12 @@ func (s *Store) StreamCandleState(ctx context.Context, mark func(int64), load fu
 		return fmt.Errorf("sqlite: candle state: %w", err)
 	}
 	mark(m)
-	rows, err := tx.QueryContext(ctx, `SELECT `+storage.CandleColumns+` FROM candles ORDER BY mint, interval, start`)
+	rows, err := tx.QueryContext(ctx, `SELECT `+codec.CandleColumns+` FROM candles ORDER BY mint, interval, start`)
 	if err != nil {
 		return fmt.Errorf("sqlite: candle state: %w", err)
 	}
 	defer rows.Close()
-	if err := storage.StreamCandles(rows, load); err != nil {
+	if err := codec.StreamCandles(rows, load); err != nil {
 		return fmt.Errorf("sqlite: candle state: %w", err)
 	}
 	return nil

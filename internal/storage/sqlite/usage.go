@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/codec"
 	"github.com/assetd/assetd/internal/usage"
 )
 
@@ -52,7 +53,7 @@ func (s *Store) UsageByDay(ctx context.Context, keyID string, sinceMinute int64)
 		return nil, fmt.Errorf("sqlite: usage by day: %w", err)
 	}
 	defer rows.Close()
-	out, err := storage.ScanDayCounts(rows)
+	out, err := codec.ScanDayCounts(rows)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: usage by day: %w", err)
 	}

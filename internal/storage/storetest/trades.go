@@ -11,6 +11,7 @@ import (
 	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/codec"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -62,10 +63,10 @@ func mustInsert(t *testing.T, s ingest.Store, trades []analytics.Trade, now time
 	return res
 }
 
-func scanAll(t *testing.T, s ingest.Store, after int64) []storage.StoredTrade {
+func scanAll(t *testing.T, s ingest.Store, after int64) []ingest.StoredTrade {
 	t.Helper()
-	var out []storage.StoredTrade
-	if err := s.ScanTrades(context.Background(), after, 0, func(c []storage.StoredTrade) error {
+	var out []ingest.StoredTrade
+	if err := s.ScanTrades(context.Background(), after, 0, func(c []ingest.StoredTrade) error {
 		out = append(out, c...)
 		return nil
 	}); err != nil {
@@ -103,16 +104,16 @@ func testTradesInsertDedupe(t *testing.T, h Harness) {
 func testTradesScan(t *testing.T, h Harness) {
 	st, _ := h.Fresh(t)
 	s := tradeStore(t, st)
-	in := synthTrades("scan", storage.TradeBatchRows+1500) // more than one chunk
+	in := synthTrades("scan", codec.TradeBatchRows+1500) // more than one chunk
 	res := mustInsert(t, s, in, t0)
 	if res.Count != len(in) {
 		t.Fatalf("inserted %d of %d", res.Count, len(in))
 	}
 	var chunks int
-	var got []storage.StoredTrade
-	err := s.ScanTrades(context.Background(), 0, 0, func(c []storage.StoredTrade) error {
+	var got []ingest.StoredTrade
+	err := s.ScanTrades(context.Background(), 0, 0, func(c []ingest.StoredTrade) error {
 		chunks++
-		if len(c) > storage.TradeBatchRows {
+		if len(c) > codec.TradeBatchRows {
 			t.Fatalf("chunk of %d rows", len(c))
 		}
 		got = append(got, c...)
@@ -132,7 +133,7 @@ func testTradesScan(t *testing.T, h Harness) {
 	// Bounds are exclusive.
 	mid := got[100].Seq
 	var n int
-	_ = s.ScanTrades(context.Background(), got[0].Seq, mid, func(c []storage.StoredTrade) error { n += len(c); return nil })
+	_ = s.ScanTrades(context.Background(), got[0].Seq, mid, func(c []ingest.StoredTrade) error { n += len(c); return nil })
 	if n != 99 {
 		t.Fatalf("scan (first, mid): %d rows; want 99", n)
 	}
@@ -159,7 +160,7 @@ func testTradesCommitOrder(t *testing.T, h Harness) {
 	readerDone := make(chan struct{})
 	var cursor int64
 	follow := func() error {
-		return reader.ScanTrades(context.Background(), cursor, 0, func(c []storage.StoredTrade) error {
+		return reader.ScanTrades(context.Background(), cursor, 0, func(c []ingest.StoredTrade) error {
 			for _, tr := range c {
 				if seen[tr.Signature] {
 					return fmt.Errorf("%s seen twice", tr.Signature)

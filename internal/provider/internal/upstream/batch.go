@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 
 	"github.com/assetd/assetd/internal/market"
@@ -89,4 +90,19 @@ func BatchError(parent context.Context, errs []error) (failed int, err error) {
 		return failed, first
 	}
 	return failed, nil
+}
+
+// SettleBatch ends a batch call of provider: it returns BatchError's
+// verdict on the calls' errors and, when the batch stands although some
+// calls failed, logs one warning with how many.
+func SettleBatch(ctx context.Context, log *slog.Logger, provider string, errs []error) error {
+	failed, err := BatchError(ctx, errs)
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		log.LogAttrs(ctx, slog.LevelWarn, "provider batch partly failed", slog.String("provider", provider),
+			slog.Int("failedCalls", failed), slog.Int("calls", len(errs)))
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -411,4 +412,34 @@ func TestDefaultClientBoundsConnections(t *testing.T) {
 	}
 	cancel()
 	wg.Wait()
+}
+
+func TestSettleBatchLogsPartialFailureOnce(t *testing.T) {
+	ctx := context.Background()
+	boom := errors.New("boom")
+	for _, tc := range []struct {
+		name    string
+		errs    []error
+		wantErr bool
+		wantLog string
+	}{
+		{"all good", []error{nil, nil}, false, ""},
+		{"some failed", []error{nil, boom, boom}, false, `msg="provider batch partly failed" provider=p failedCalls=2 calls=3`},
+		{"all failed", []error{boom, boom}, true, ""},
+	} {
+		var buf strings.Builder
+		log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey || a.Key == slog.LevelKey {
+				return slog.Attr{}
+			}
+			return a
+		}}))
+		err := SettleBatch(ctx, log, "p", tc.errs)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("%s: err %v", tc.name, err)
+		}
+		if got := strings.TrimSpace(buf.String()); got != tc.wantLog {
+			t.Errorf("%s: log %q, want %q", tc.name, got, tc.wantLog)
+		}
+	}
 }

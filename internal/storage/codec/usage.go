@@ -1,14 +1,15 @@
-package storage
+package codec
 
 import (
 	"time"
 
+	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/usage"
 )
 
 // ScanDayCounts reads rows of (day in unix days, route, status, requests),
 // the shape both engines' UsageByDay select.
-func ScanDayCounts(rows RowIter) ([]usage.DayCount, error) {
+func ScanDayCounts(rows storage.RowIter) ([]usage.DayCount, error) {
 	var out []usage.DayCount
 	for rows.Next() {
 		var d usage.DayCount

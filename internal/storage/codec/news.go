@@ -1,7 +1,8 @@
-package storage
+package codec
 
 import (
 	"github.com/assetd/assetd/internal/news"
+	"github.com/assetd/assetd/internal/storage"
 )
 
 // NewsColumns are the persisted news item columns, in NewsArgs order.
@@ -11,19 +12,19 @@ const NewsColumns = `canonical_url, url, title, summary, image, author, source_n
 // NewsArgs flattens an item into NewsColumns order.
 func NewsArgs(it *news.Item) []any {
 	return []any{it.CanonicalURL, it.URL, it.Title, it.Summary, it.Image, it.Author, it.SourceName, it.FeedSource, it.Source,
-		JoinList(it.RelatedCoinIDs), Ms(it.PostedAt), Ms(it.FirstSeen)}
+		storage.JoinList(it.RelatedCoinIDs), storage.Ms(it.PostedAt), storage.Ms(it.FirstSeen)}
 }
 
 // ScanNews reads one NewsColumns row.
-func ScanNews(sc Scanner) (news.Item, error) {
+func ScanNews(sc storage.Scanner) (news.Item, error) {
 	var it news.Item
 	var coins string
 	var posted, seen int64
 	err := sc.Scan(&it.CanonicalURL, &it.URL, &it.Title, &it.Summary, &it.Image, &it.Author, &it.SourceName, &it.FeedSource,
 		&it.Source, &coins, &posted, &seen)
 	if coins != "" {
-		it.RelatedCoinIDs = SplitList(coins)
+		it.RelatedCoinIDs = storage.SplitList(coins)
 	}
-	it.PostedAt, it.FirstSeen = FromMs(posted), FromMs(seen)
+	it.PostedAt, it.FirstSeen = storage.FromMs(posted), storage.FromMs(seen)
 	return it, err
 }

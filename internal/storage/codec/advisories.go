@@ -1,0 +1,49 @@
+package codec
+
+import (
+	"context"
+
+	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/lists"
+	"github.com/assetd/assetd/internal/storage"
+)
+
+// AdvisoryColumns are the persisted advisory columns, in ScanAdvisory order.
+const AdvisoryColumns = `mint, status, reason, url, since, set_by, updated_at`
+
+// ScanAdvisory reads one AdvisoryColumns row.
+func ScanAdvisory(sc storage.Scanner) (lists.Advisory, error) {
+	var a lists.Advisory
+	err := sc.Scan(&a.Mint, &a.Status, &a.Reason, &a.URL, &a.Since, &a.SetBy, &a.UpdatedAt)
+	return a, err
+}
+
+// ScanAdvisories reads every AdvisoryColumns row (nil when there is none).
+func ScanAdvisories(rows storage.RowIter) ([]lists.Advisory, error) {
+	var out []lists.Advisory
+	for rows.Next() {
+		a, err := ScanAdvisory(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// AdvisorySnapshot keys every flag list (an engine's ListAdvisories) reads
+// by mint.
+func AdvisorySnapshot(ctx context.Context, list func(context.Context) ([]lists.Advisory, error)) (map[string]asset.Advisory, error) {
+	all, err := list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]asset.Advisory, len(all))
+	for _, a := range all {
+		out[a.Mint] = a.Advisory
+	}
+	return out, nil
+}
