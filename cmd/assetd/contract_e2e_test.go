@@ -74,7 +74,10 @@ func TestContractEveryEndpoint(t *testing.T) {
 			return mk != nil && mk["price"] != nil && prof["ok"] == true
 		})
 		c.exercise(realPlan)
-		// The one quote the recording holds: 0.1 SOL sold for USDC.
+		// The one quote the recording holds: 0.1 SOL sold for USDC. (The
+		// reference registry gives wSOL no decimals, so today this is a
+		// validated 404 "decimals unknown"; the demo walk validates the
+		// available branches of evaluate and route.)
 		c.get("/v2/execution/evaluate?mint=So11111111111111111111111111111111111111112&side=sell&tokenAmount=0.1")
 		c.verdict()
 	})
