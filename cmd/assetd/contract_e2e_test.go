@@ -255,11 +255,14 @@ type contractClient struct {
 	http    *http.Client
 	key     string
 	session string
+	// includesOK counts the asset detail include blocks answered with
+	// data ({ok: true}), per block.
+	includesOK map[string]int
 }
 
 func newContractClient(t *testing.T, s *server, key, session string) *contractClient {
 	tally := contracttest.NewTally()
-	return &contractClient{t: t, s: s, tally: tally, http: &http.Client{Transport: tally.Transport(nil)}, key: key, session: session}
+	return &contractClient{t: t, s: s, tally: tally, http: &http.Client{Transport: tally.Transport(nil)}, key: key, session: session, includesOK: map[string]int{}}
 }
 
 func (c *contractClient) do(method, path string, hdr map[string]string, body any) (int, []byte) {
@@ -373,7 +376,13 @@ func (c *contractClient) exercise(p plan) {
 		id := url.PathEscape(a.id)
 		c.get("/v1/assets/" + id)
 		for _, inc := range []string{"profile", "risk", "ohlcv", "markets", "profile,risk,ohlcv,markets"} {
-			c.get("/v1/assets/" + id + "?include=" + inc)
+			_, det := c.get("/v1/assets/" + id + "?include=" + inc)
+			includes, _ := det["includes"].(map[string]any)
+			for name, b := range includes {
+				if blk, _ := b.(map[string]any); blk["ok"] == true {
+					c.includesOK[name]++
+				}
+			}
 		}
 		c.get("/v1/assets/" + id + "?include=ohlcv,markets&ohlcvInterval=1D&marketsLimit=50&variantsMode=all&primaryVariantStrategy=execution_quality")
 		for _, sort := range []string{"liquidity", "execution_quality", "stock_redeemability"} {
@@ -476,7 +485,7 @@ func (c *contractClient) verdict() {
 	t := c.t
 	t.Helper()
 	fails := c.tally.Failures()
-	t.Logf("contract: %d responses validated, %d broke the contract\n%s", c.tally.Checked(), len(fails), c.tally.Summary())
+	t.Logf("contract: %d responses validated, %d broke the contract; include blocks with data %v\n%s", c.tally.Checked(), len(fails), c.includesOK, c.tally.Summary())
 	// One line per distinct problem (operation and error), with a count.
 	type key struct{ op, err string }
 	counts := map[key]int{}
@@ -498,7 +507,14 @@ func (c *contractClient) verdict() {
 		t.Fatal(err)
 	}
 	if len(unc) > 0 {
-		t.Errorf("operations of the contract no conforming success was validated for:\n%s", strings.Join(unc, "\n"))
+		t.Errorf("operations of the contract without a validated answer:\n%s", strings.Join(unc, "\n"))
+	}
+	// Every include block was validated with data, not only its
+	// unavailable answer.
+	for _, b := range []string{"profile", "risk", "ohlcv", "markets"} {
+		if c.includesOK[b] == 0 {
+			t.Errorf("include=%s never answered with data (blocks with data: %v)", b, c.includesOK)
+		}
 	}
 }
 
