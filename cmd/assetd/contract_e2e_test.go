@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,10 +86,10 @@ func TestContractEveryEndpoint(t *testing.T) {
 }
 
 var realPlan = plan{
-	lists:    []string{"all", "majors", "lsts", "currencies", "rwas", "etfs", "metals", "stocks"},
-	queries:  []string{"sol", "bitcoin", "usdc", "usd1", "jitosol", "jup", "tesla", "spacex", "gold", "zzzz-no-such-asset"},
-	coinIDs:  []string{"bitcoin"},
-	maxPerOp: 6,
+	lists:   []string{"all", "majors", "lsts", "currencies", "rwas", "etfs", "metals", "stocks"},
+	queries: []string{"sol", "bitcoin", "usdc", "usd1", "jitosol", "jup", "tesla", "spacex", "gold", "zzzz-no-such-asset"},
+	coinIDs: []string{"bitcoin"},
+	perList: 6,
 }
 
 // newRecordedUpstream serves the vendors' own recorded responses from
@@ -118,10 +120,10 @@ func newRecordedUpstream(t *testing.T) *httptest.Server {
 				x = m[k]
 			case int:
 				a, _ := x.([]any)
-				if k >= len(a) {
-					return nil
+				x = nil
+				if k < len(a) {
+					x = a[k]
 				}
-				x = a[k]
 			}
 		}
 		if x == nil {
@@ -234,10 +236,10 @@ const allScopes = "assets:read,assets:profile:read,assets:risk:read,assets:ohlcv
 // plan names what a mode's world holds: the assets to walk, the search
 // queries and the mints to add to a list.
 type plan struct {
-	lists    []string // curated lists whose assets are walked
-	queries  []string // asset and token searches
-	coinIDs  []string // news coin ids
-	maxPerOp int      // assets walked per curated list (0: all)
+	lists   []string // curated lists whose assets are walked
+	queries []string // asset and token searches
+	coinIDs []string // news coin ids
+	perList int      // assets walked per curated list (0: all)
 }
 
 var demoPlan = plan{
@@ -338,7 +340,7 @@ func (c *contractClient) exercise(p plan) {
 		for _, r := range rows {
 			row, _ := r.(map[string]any)
 			id, _ := row["assetId"].(string)
-			if id == "" || seen[id] || (p.maxPerOp > 0 && n >= p.maxPerOp) {
+			if id == "" || seen[id] || (p.perList > 0 && n >= p.perList) {
 				continue
 			}
 			seen[id] = true
@@ -518,15 +520,40 @@ func (c *contractClient) verdict() {
 	}
 }
 
-// schemaError is the error without instance-specific values, so that the
-// same broken field on many responses is reported once.
+// schemaError names what broke, without the instance's values and
+// indexes, so that the same broken member on many responses is reported
+// once: the validator's "- at '/path' [...]: message" lines with array
+// indexes replaced by *, or the error's first line.
 func schemaError(err error) string {
-	s := err.Error()
-	if i := strings.Index(s, "\n"); i > 0 {
-		s = s[:i]
+	var at []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "- at '") {
+			continue
+		}
+		path, rest, _ := strings.Cut(strings.TrimPrefix(line, "- at '"), "'")
+		if _, msg, ok := strings.Cut(rest, "]: "); ok {
+			rest = msg
+		}
+		if rest == "validation failed" {
+			continue // a parent of the lines that say what failed
+		}
+		k := arrayIndex.ReplaceAllString(path, "/*") + ": " + rest
+		if !seen[k] {
+			seen[k] = true
+			at = append(at, k)
+		}
 	}
-	return s
+	if len(at) == 0 {
+		s, _, _ := strings.Cut(err.Error(), "\n")
+		return s
+	}
+	slices.Sort(at)
+	return strings.Join(at, "; ")
 }
+
+var arrayIndex = regexp.MustCompile(`/[0-9]+`)
 
 func anySlice(x any) []any { s, _ := x.([]any); return s }
 
