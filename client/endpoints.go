@@ -589,7 +589,7 @@ type ExecutionLinksResponse struct {
 	Links    json.RawMessage `json:"links"`
 	Meta     json.RawMessage `json:"meta"`
 	Primary  *string         `json:"primary"`
-	SellMint string          `json:"sellMint"`
+	SellMint *string         `json:"sellMint"`
 }
 
 // ExecutionLinksParams are the query parameters of GET /v2/execution/links (zero values are left out).
@@ -830,10 +830,10 @@ type PutMemberResponse struct {
 	Decimals *int64          `json:"decimals"`
 	LogoURI  *string         `json:"logoURI"`
 	Mint     string          `json:"mint"`
-	Name     string          `json:"name"`
+	Name     *string         `json:"name"`
 	Note     *string         `json:"note,omitempty"`
 	Rank     int64           `json:"rank"`
-	Symbol   string          `json:"symbol"`
+	Symbol   *string         `json:"symbol"`
 	Verified bool            `json:"verified"`
 }
 

@@ -159,10 +159,25 @@ func Check(tb testing.TB, req *http.Request, status int, header http.Header, bod
 
 // Validate is Check's verdict as an error (nil when the response conforms).
 func Validate(req *http.Request, status int, header http.Header, body []byte) error {
+	_, err := validate(req, status, header, body)
+	return err
+}
+
+// validate is Validate that also names the contract operation the request
+// matched ("GET /v1/assets/{assetId}"; "" when it matched none).
+func validate(req *http.Request, status int, header http.Header, body []byte) (string, error) {
 	v, err := load()
 	if err != nil {
-		return err
+		return "", err
 	}
+	op := ""
+	if route, _, err := v.router.FindRoute(req); err == nil {
+		op = route.Method + " " + route.Path
+	}
+	return op, v.validate(req, status, header, body)
+}
+
+func (v *validator) validate(req *http.Request, status int, header http.Header, body []byte) error {
 	if header.Get("X-Request-Id") == "" {
 		return fmt.Errorf("no x-request-id header")
 	}

@@ -3,6 +3,7 @@ package contracttest
 import (
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -120,5 +121,59 @@ func BenchmarkValidateHealth(b *testing.B) {
 		if err := Validate(req, 200, h, body); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestTally: the tally counts every response, keeps the broken ones, and
+// reports as uncovered every operation without a conforming answer (a
+// success, or a status the operation describes with its own body; an
+// error envelope covers nothing).
+func TestTally(t *testing.T) {
+	ops, err := Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"GET /v1/health", "GET /readyz", "GET /v1/assets/{assetId}", "PUT /v2/lists/{slug}/members/{mint}"} {
+		if !slices.Contains(ops, want) {
+			t.Fatalf("Operations() lacks %q: %v", want, ops)
+		}
+	}
+	ok := http.Header{"X-Request-Id": {"r1"}, "Content-Type": {"application/json"}, "Cache-Control": {"no-store"}}
+	tally := NewTally()
+	record := func(method, path string, status int, body string) error {
+		return tally.Record(httptest.NewRequest(method, path, nil), status, ok, []byte(body))
+	}
+	if err := record("GET", "/v1/health", 200, `{"ok":true}`); err != nil {
+		t.Fatalf("conforming health: %v", err)
+	}
+	if err := record("GET", "/v1/health", 200, `{"ok":"yes"}`); err == nil {
+		t.Fatal("broken health accepted")
+	}
+	// /readyz describes its 503 with the readiness report: it answers.
+	if err := record("GET", "/readyz", 503, `{"ready":false}`); err != nil {
+		t.Fatalf("readyz 503: %v", err)
+	}
+	// An error envelope is conforming but covers nothing.
+	if err := record("GET", "/v1/assets/sol", 404, `{"error":{"_tag":"NotFoundError","message":"m"}}`); err != nil {
+		t.Fatalf("404 envelope: %v", err)
+	}
+	if got := tally.Checked(); got != 4 {
+		t.Errorf("Checked() = %d, want 4", got)
+	}
+	if f := tally.Failures(); len(f) != 1 || f[0].Operation != "GET /v1/health" || f[0].Status != 200 {
+		t.Errorf("Failures() = %v, want the broken health", f)
+	}
+	unc, err := tally.Uncovered()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(unc, "GET /v1/health") || !slices.Contains(unc, "GET /v1/assets/{assetId}") || len(unc) < len(ops)-2 {
+		t.Errorf("Uncovered() = %v", unc)
+	}
+	if slices.Contains(unc, "GET /readyz") {
+		t.Error("readyz's described 503 does not cover it")
+	}
+	if !answered("GET /readyz", 503) || answered("GET /v1/assets/{assetId}", 404) || !answered("GET /v1/assets/{assetId}", 200) {
+		t.Error("answered: /readyz 503 answers, an asset 404 does not, a 200 does")
 	}
 }

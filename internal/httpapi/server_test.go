@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/apikey"
-	"github.com/assetd/assetd/internal/contracttest"
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/session"
@@ -152,7 +151,7 @@ func (h *harness) serve(t testing.TB, req *http.Request) *httptest.ResponseRecor
 	t.Helper()
 	rec := httptest.NewRecorder()
 	h.h.ServeHTTP(rec, req)
-	contracttest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+	checkContract(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
 	return rec
 }
 
