@@ -199,8 +199,10 @@ func countingUpstream(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // the machine's speed: a loaded machine changes how many warm cycles a
 // run completes, never which replica calls. The paths by which a follower
 // may legitimately call upstream are kept out of the period by
-// construction, not by speed: the lease TTL (10m) puts no renewal inside
-// a period under 3m20s, the grace (1h) outlasts the period, and a
+// construction, not by speed: with a lease TTL of 10m the leader leads for
+// 6m40s after acquiring even if no renewal succeeds (and no other replica
+// can acquire before the lease expires), the grace (1h) outlasts the
+// period, and a
 // --redis-timeout of 5s (the refresher's Redis client uses it too) means
 // one slow Redis answer is a wait, not a failure; a follower fails open
 // only after its reads of the shared results have failed for 5 s
