@@ -357,6 +357,33 @@ var mixedPaths = []string{
 // counted.
 func readLoad(ctx context.Context, targets []string, key string, workers int) *loadResult {
 	res := &loadResult{ok: map[string]int{}, errs: map[string][]string{}}
+	res.run(ctx, targets, key, workers)
+	return res
+}
+
+// loadAround runs readLoad around event: the load runs for before, then
+// event happens, then the load goes on for after and, however slow the
+// machine, until at least one more request has been answered (waiting at
+// most 2 minutes), so the event always falls inside the load with reads
+// on both sides of it.
+func loadAround(t *testing.T, targets []string, key string, workers int, before, after time.Duration, event func()) *loadResult {
+	t.Helper()
+	res := &loadResult{ok: map[string]int{}, errs: map[string][]string{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() { defer close(done); res.run(ctx, targets, key, workers) }()
+	<-time.After(before)
+	event()
+	at := res.total()
+	<-time.After(after)
+	poll.For(t, 2*time.Minute, "a request answered after the event", func() bool { return res.total() > at })
+	cancel()
+	<-done
+	return res
+}
+
+func (res *loadResult) run(ctx context.Context, targets []string, key string, workers int) {
 	client := &http.Client{}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -387,7 +414,6 @@ func readLoad(ctx context.Context, targets []string, key string, workers int) *l
 		})
 	}
 	wg.Wait()
-	return res
 }
 
 // leaderOf returns the index of the replica that logged holding the
@@ -426,19 +452,7 @@ func TestKillOneReplicaUnderLoad(t *testing.T) {
 			survivors = append(survivors, r)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), dur)
-	defer cancel()
-	killed := make(chan struct{})
-	go func() {
-		defer close(killed)
-		select {
-		case <-time.After(dur / 3):
-			c.Replicas[victim].Kill()
-		case <-ctx.Done():
-		}
-	}()
-	res := readLoad(ctx, targets(survivors...), key, 4)
-	<-killed
+	res := loadAround(t, targets(survivors...), key, 4, dur/3, dur-dur/3, c.Replicas[victim].Kill)
 	t.Logf("load %s over %d survivors: %d reads, %d errors (replica %d killed -9 at %s)", dur, len(survivors), res.total(), res.errors(), victim, dur/3)
 	if n := res.errors(); n > 0 {
 		t.Fatalf("%d errors on the survivors: %v", n, res.errs)
@@ -525,17 +539,7 @@ func TestRedisDownReadsContinue(t *testing.T) {
 		Args: []string{"--marketdata-b=true", "--marketdata-b-url", up.URL, "--warm-interval", "1s", "--startup-warmup", "2s",
 			"--provider-budget", "50", "--news-feed", "none", "--refresh-lease-ttl", "3s"}})
 	key := apiKey(t, c, "assets:read")
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
-	defer cancel()
-	go func() {
-		select {
-		case <-time.After(2 * time.Second):
-			rs.kill()
-		case <-ctx.Done():
-		}
-	}()
-	res := readLoad(ctx, targets(c.Replicas...), key, 2)
-	rs.kill() // already done unless the machine was too slow to reach 2 s first
+	res := loadAround(t, targets(c.Replicas...), key, 2, 2*time.Second, 6*time.Second, rs.kill)
 	t.Logf("Redis killed after 2 s of an 8 s load: %d reads, %d errors", res.total(), res.errors())
 	if res.errors() > 0 {
 		t.Fatalf("reads failed with Redis down: %v", res.errs)
