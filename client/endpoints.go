@@ -710,7 +710,7 @@ type SearchTokensResponse struct {
 // SearchTokensParams are the query parameters of GET /v2/lists/search-tokens (zero values are left out).
 type SearchTokensParams struct {
 	Q      string // a symbol, name or mint (at most 100 characters)
-	Policy string // default "default"; one of strict, default, degen
+	Policy string // default "strict"; one of strict, default, degen
 	Limit  *int64 // an integer outside the range is clamped; default 10; range 1..50
 }
 

@@ -161,9 +161,13 @@ type serveConfig struct {
 	execution      executionFlags
 	// allowedDuplicates is the curator allow-list file ("" for none).
 	allowedDuplicates string
-	http              httpFlags
-	redis             redisFlags
-	refresh           refreshFlags
+	// providerSearches and providerSearchQueue bound curator search's
+	// background provider searches (running, waiting).
+	providerSearches    int
+	providerSearchQueue int
+	http                httpFlags
+	redis               redisFlags
+	refresh             refreshFlags
 }
 
 func validAddr(flagName, addr string) error {
@@ -204,14 +208,37 @@ func parseQuota(s string) (int64, error) {
 type httpFlags struct {
 	corsOrigins string
 	accessLog   string
+	// maxConns caps the API server's open connections; idleTimeout and
+	// readHeaderTimeout end idle keep-alive connections and connections
+	// that do not send their request headers (docs/http.md).
+	maxConns          int
+	idleTimeout       time.Duration
+	readHeaderTimeout time.Duration
 }
 
 func addHTTPFlags(fs *flag.FlagSet, hf *httpFlags) {
 	fs.StringVar(&hf.corsOrigins, "cors-origins", "", "comma-separated browser origins allowed cross-origin, * for any; empty turns CORS off")
 	fs.StringVar(&hf.accessLog, "access-log", httpapi.AccessLogSampled, "access log: off, sampled (errors, slow requests and 1 in 100 others) or all")
+	fs.IntVar(&hf.maxConns, "max-conns", defaultMaxConns(openFileLimit()), "most API connections open at once (the default is half the process's open-file limit, 64..65536); "+
+		"further ones wait, and an idle keep-alive connection is closed to make room for them")
+	fs.DurationVar(&hf.idleTimeout, "idle-timeout", 120*time.Second, "how long an idle keep-alive API connection stays open")
+	fs.DurationVar(&hf.readHeaderTimeout, "read-header-timeout", 10*time.Second, "how long a new API connection may take to send its request headers")
+}
+
+// defaultMaxConns is half of the open-file limit nofile (Go raises the
+// soft limit to the hard one at start), within 64..65536: the other half
+// is left to the store, provider connections and the rest.
+func defaultMaxConns(nofile uint64) int {
+	return int(min(max(nofile/2, 64), 65536))
 }
 
 func (hf httpFlags) validate() error {
+	if hf.maxConns < 1 {
+		return fmt.Errorf("--max-conns must be at least 1, not %d", hf.maxConns)
+	}
+	if hf.idleTimeout <= 0 || hf.readHeaderTimeout <= 0 {
+		return errors.New("--idle-timeout and --read-header-timeout must be positive")
+	}
 	switch hf.accessLog {
 	case httpapi.AccessLogOff, httpapi.AccessLogSampled, httpapi.AccessLogAll:
 	default:

@@ -33,7 +33,10 @@ var commandDocs = map[string]commandDoc{
 		argv: [][2]string{{"ID", "key id, as printed by assetd keys list"}}},
 	"keys usage": {args: "ID", about: "Print a key's stored usage per day, route and status (UTC days, newest first), and its requests this month.",
 		argv: [][2]string{{"ID", "key id, as printed by assetd keys list"}}},
-	"sessions create": {about: "Create a local session token for /v1/whoami; printed once on stdout."},
+	"sessions create": {about: "Create a local session token for /v1/whoami and the dashboard; printed once on stdout."},
+	"sessions list":   {about: "List local sessions, newest first: id, user, email, created, expires and status (active, expired, revoked)."},
+	"sessions revoke": {args: "ID", about: "Revoke a local session; every server refuses its token at once (sessions are read from the store on each use).",
+		argv: [][2]string{{"ID", "session id, as printed by assetd sessions list"}}},
 	"registry import": {args: "FILE", about: "Import a reference registry, token list or LST list; re-importing a source replaces it. " +
 		"A running server reloads the registry within the reload interval.", argv: [][2]string{{"FILE", "JSON document (docs/registry.md)"}}},
 	"tokens import": {args: "FILE", about: "Import a token index source (CSV, token-list JSON or a Jupiter-style array); re-importing a source replaces it.",

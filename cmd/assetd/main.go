@@ -53,7 +53,9 @@ Usage:
   assetd keys regenerate ID
   assetd keys limits ID [--rate N/WINDOW] [--quota N/month] [--clear]
   assetd keys usage ID [--days N]
-  assetd sessions create --user-id U --email E [--ttl 720h]
+  assetd sessions create --user-id U --email E [--ttl 168h]
+  assetd sessions list [--user-id U]
+  assetd sessions revoke ID
   assetd registry import FILE [--source NAME] [--dry-run]
   assetd registry list
   assetd advisories set MINT --status caution|compromised|blocked --reason TEXT [--url URL]

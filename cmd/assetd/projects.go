@@ -15,7 +15,6 @@ import (
 	"github.com/assetd/assetd/internal/httpapi"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/project"
-	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/usage"
 )
 
@@ -67,7 +66,7 @@ func (c *cli) projects(ctx context.Context, args []string) error {
 
 // dashboardFactory wires /dashboard/ to the store, the session router and
 // the list service; the server supplies the token search and resolution.
-func dashboardFactory(log *slog.Logger, st store, sessions session.Verifier, svc *lists.Service, views *lists.Views) func(*httpapi.Server) http.Handler {
+func dashboardFactory(log *slog.Logger, st store, sessions dashboard.Sessions, svc *lists.Service, views *lists.Views) func(*httpapi.Server) http.Handler {
 	return func(s *httpapi.Server) http.Handler {
 		return dashboard.New(dashboard.Deps{
 			Log: log, Sessions: sessions, Projects: st, Keys: st, KeyManager: apikey.Manager{Store: st, Now: time.Now},

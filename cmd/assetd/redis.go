@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/redis"
-	"github.com/assetd/assetd/internal/usage"
 )
 
 // redisFlags configure the shared limits in Redis (docs/ratelimits.md).
@@ -55,15 +54,7 @@ func openRedis(ctx context.Context, f redisFlags, obs redis.Observer, log *slog.
 		return nil, fmt.Errorf("--redis-url: %w", err)
 	}
 	if err := c.Ping(ctx); err == nil {
-		log.Info("redis connected: rate limits, quotas and budgets are shared", "prefix", f.prefix, "timeout", f.timeout)
+		log.Info("redis connected: rate limits and budgets are shared (quotas are in the store)", "prefix", f.prefix, "timeout", f.timeout)
 	}
 	return c, nil
-}
-
-// quotaSeeder reads the store's charged requests of now's month: what a
-// missing Redis quota counter starts from.
-func quotaSeeder(st usageStore) redis.QuotaSeeder {
-	return func(ctx context.Context, now time.Time) (map[string]int64, error) {
-		return st.ChargedSince(ctx, usage.MinuteOf(usage.MonthStart(now)))
-	}
 }

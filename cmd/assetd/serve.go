@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +17,9 @@ import (
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/coalesce"
+	"github.com/assetd/assetd/internal/connlimit"
 	"github.com/assetd/assetd/internal/curator"
+	"github.com/assetd/assetd/internal/framing"
 	"github.com/assetd/assetd/internal/httpapi"
 	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/lists"
@@ -75,6 +78,8 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.IntVar(&cfg.listsHTTP.BatchBudget, "list-batch-budget", 30, "bulk member adds per key per 10 minutes")
 	fs.IntVar(&cfg.listsHTTP.SearchBudget, "list-search-budget", 120, "curator searches per key per 10 minutes")
 	fs.DurationVar(&cfg.listsHTTP.LookupTimeout, "list-lookup-timeout", httpapi.DefaultLookupTimeout, "longest wait for live provider lookups of one member PUT or bulk add; unresolved mints fail as unknown_mint")
+	fs.IntVar(&cfg.providerSearches, "provider-searches", curator.DefaultProviderSearches, "curator searches' background token-metadata searches running at once (all queries together)")
+	fs.IntVar(&cfg.providerSearchQueue, "provider-search-queue", curator.DefaultProviderQueue, "background token-metadata searches waiting for a running one; beyond it a search is skipped (sources.provider degraded)")
 	fs.StringVar(&cfg.allowedDuplicates, "allowed-duplicates", "", "JSON allow-list of mints that legitimately share a protected symbol (curator search never flags them)")
 	fs.Float64Var(&cfg.readyMinCoverage, "ready-min-coverage", readiness.DefaultMinCoverage, "share of curated mints the market cache must price before /readyz answers 200 (when a price provider is configured)")
 	fs.DurationVar(&retention, "usage-retention", usage.DefaultRetention, "how long per-minute usage counts are kept (at least 744h, a month, which quotas count from; 0 keeps them forever)")
@@ -99,6 +104,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 		return cfg, usageError{fmt.Sprintf("serve: unexpected argument %q", fs.Arg(0))}
 	}
 	var errs []error
+	if cfg.providerSearches < 1 || cfg.providerSearchQueue < 0 {
+		errs = append(errs, errors.New("--provider-searches must be at least 1 and --provider-search-queue not negative"))
+	}
 	if cfg.listsHTTP.LookupTimeout <= 0 || cfg.listsHTTP.LookupTimeout > time.Minute {
 		errs = append(errs, errors.New("--list-lookup-timeout (ASSETD_LIST_LOOKUP_TIMEOUT) must be within 1ns..1m"))
 	}
@@ -338,7 +346,8 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	curCfg := curator.Config{Registry: cat.Snapshot, Index: tokens.Index, Markets: mp.cache, Ages: mp.cache, Advisories: advisories,
-		Lists: listViews, Allow: allow, Background: ctx, Log: log}
+		Lists: listViews, Allow: allow, Background: ctx, Log: log,
+		ProviderSearches: cfg.providerSearches, ProviderQueue: cmp.Or(cfg.providerSearchQueue, -1)} // 0 waiting: none
 	if mp.metadata != nil {
 		curCfg.Provider = mp.metadata
 	}
@@ -387,26 +396,25 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The in-process limiter decides alone without --redis-url, and is the
-	// fail-open fallback with it; either way its quotas start from the
-	// stored usage.
+	// Monthly quotas are reserved in the store's ledger ahead of use, in
+	// blocks, with or without Redis, so a crash never lets a key past its
+	// quota (docs/ratelimits.md, "Quotas and crashes"). The rate limit is
+	// the in-process limiter's without --redis-url; with it, Redis's, and
+	// the in-process one is the fail-open fallback.
 	local := ratelimit.NewMemory()
-	if n, err := restoreQuotas(ctx, st, local, time.Now()); err != nil {
-		return err
-	} else if n > 0 {
-		log.Info("monthly quotas restored from stored usage", "keys", n)
-	}
-	var limiter, budget ratelimit.Limiter = local, nil
+	var rates, budget ratelimit.Limiter = local, nil
 	rc, err := openRedis(ctx, cfg.redis, m, log)
 	if err != nil {
 		return err
 	}
 	if rc != nil {
 		defer rc.Close()
-		limiter = redis.NewLimiter(rc, local, quotaSeeder(st), "limits")
+		rates = redis.NewLimiter(rc, local, nil, "limits")
 		budget = redis.NewLimiter(rc, ratelimit.NewMemory(), nil, "budgets")
 		quoteBudget.Shared = redis.NewBucket(rc)
 	}
+	quotas := ratelimit.NewQuotas(rates, st, log, ratelimit.QuotaOptions{})
+	var limiter ratelimit.Limiter = quotas
 	rec := usage.NewRecorder(st, log, usage.Options{Retention: cfg.usageRetention})
 	registerOpsMetrics(m, mp.cache, func() []string { return cat.Snapshot().Mints() }, rec)
 	api := httpapi.New(httpapi.Deps{
@@ -427,10 +435,12 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 
 	// coalesce: a response's headers and body leave in one write
 	// (internal/httpapi writeBody holds the connection around them).
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		ConnContext: coalesce.ConnContext}
-	log.Info("assetd listening", "addr", ln.Addr().String(), "engine", st.Engine(), "demo", cfg.demo)
+	// connlimit: at most --max-conns connections open (docs/http.md).
+	conns := connlimit.New(cfg.http.maxConns)
+	srv := &http.Server{Handler: api, ReadHeaderTimeout: cfg.http.readHeaderTimeout, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: cfg.http.idleTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ConnContext: coalesce.ConnContext, ConnState: conns.ConnState}
+	log.Info("assetd listening", "addr", ln.Addr().String(), "engine", st.Engine(), "demo", cfg.demo, "max_conns", conns.Max())
 	if cfg.demo {
 		log.Warn("market data is SIMULATED: --demo serves the built-in demo world, not real prices, liquidity or pools")
 	}
@@ -466,7 +476,10 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		g.Go(func() error { feed.run(gctx, demoFeedInterval, log); return nil })
 	}
 	g.Go(func() error {
-		if err := srv.Serve(coalesce.Listen(ln)); !errors.Is(err, http.ErrServerClosed) {
+		// framing: heads with both Content-Length and Transfer-Encoding
+		// are marked, and answered 400 (internal/httpapi withFraming);
+		// conns holds connections beyond --max-conns.
+		if err := srv.Serve(coalesce.Listen(framing.Listen(conns.Listen(ln)))); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("serve: %w", err)
 		}
 		return nil
@@ -506,6 +519,14 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 			} else {
 				log.Info("candles flushed", "rows", n)
 			}
+		}
+		// Units reserved and not granted go back to the ledger: a graceful
+		// restart costs no key any of its quota.
+		qctx, qcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		qerr := quotas.Close(qctx)
+		qcancel()
+		if qerr != nil {
+			log.Error("quota units held could not be given back (the keys lose them this month)", "err", qerr)
 		}
 		if ferr := rec.Close(sctx); ferr != nil {
 			log.Error("usage flush incomplete", "err", ferr, "dropped", rec.Dropped())

@@ -13,6 +13,7 @@ import (
 	"github.com/assetd/assetd/internal/natsbus"
 	"github.com/assetd/assetd/internal/news"
 	"github.com/assetd/assetd/internal/project"
+	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/storage/postgres"
@@ -30,6 +31,7 @@ type store interface {
 	session.Store
 	usage.Sink
 	usageStore
+	ratelimit.Ledger
 	modeStore
 	watch.VersionSource
 	registryStore
@@ -45,6 +47,9 @@ type store interface {
 	// OnCommit has the store report the change topics of every committed
 	// write (the change bus publishes them).
 	OnCommit(fn storage.CommitHook)
+	// OnFull has the store report when its writes start failing for want
+	// of space and when they succeed again (once per change).
+	OnFull(fn func(full bool, cause error))
 	Engine() string
 	Close() error
 }
@@ -66,6 +71,16 @@ func openStore(ctx context.Context, sf storeFlags, log *slog.Logger) (store, err
 		}
 		s = lite
 	}
+	// One line per change, not per failed write: a full disk under load
+	// fails hundreds of writes a second (each answered 503
+	// store_unavailable, logged at debug).
+	s.OnFull(func(full bool, cause error) {
+		if full {
+			log.Error("store full: writes fail (503 store_unavailable) until space is freed; reads go on", "engine", s.Engine(), "err", cause)
+		} else {
+			log.Info("store accepts writes again", "engine", s.Engine())
+		}
+	})
 	n, err := s.Migrate(ctx)
 	if err != nil {
 		s.Close()

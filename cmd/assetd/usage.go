@@ -7,27 +7,14 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/usage"
 )
 
-// usageStore is what quota restoring and `keys usage` read.
+// usageStore is what `keys usage` reads.
 type usageStore interface {
 	UsageByDay(ctx context.Context, keyID string, sinceMinute int64) ([]usage.DayCount, error)
 	ChargedSince(ctx context.Context, sinceMinute int64) (map[string]int64, error)
-}
-
-// restoreQuotas charges every key's monthly quota with the requests the
-// stored usage counts this UTC month, so a quota survives restarts.
-func restoreQuotas(ctx context.Context, st usageStore, lim *ratelimit.Memory, now time.Time) (int, error) {
-	charged, err := st.ChargedSince(ctx, usage.MinuteOf(usage.MonthStart(now)))
-	if err != nil {
-		return 0, fmt.Errorf("restore quotas: %w", err)
-	}
-	for key, n := range charged {
-		lim.RestoreQuota(key, n, now)
-	}
-	return len(charged), nil
+	QuotaReserved(ctx context.Context, key string, month time.Time) (int64, error)
 }
 
 // modeStore records the mode a store was first served in.
@@ -86,7 +73,12 @@ func (c *cli) keysUsage(ctx context.Context, rest []string) error {
 		if err != nil {
 			return err
 		}
+		reserved, err := st.QuotaReserved(ctx, id, usage.MonthStart(now))
+		if err != nil {
+			return err
+		}
 		fmt.Fprintf(c.stderr, "%s: %d requests charged this month (UTC); stored counts lag a running server by up to its usage flush interval\n", id, charged[id])
+		fmt.Fprintf(c.stderr, "%s: %d units of its monthly quota reserved (served, held by running servers, or lost with a crashed one)\n", id, reserved)
 		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "DAY\tROUTE\tSTATUS\tREQUESTS")
 		for _, r := range rows {

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"strings"
 	"testing"
 )
 
 // TestQuotaSurvivesRestart: --quota 2/month answers 200 200 429, and after
-// a restart on the same store still 429 (the count comes back from the
-// stored usage), on SQLite and PostgreSQL; `keys usage` shows the requests.
+// a restart on the same store still 429 (the quota is reserved in the
+// store's ledger), on SQLite and PostgreSQL; `keys usage` shows the
+// requests and the 2 units reserved (a graceful stop gave back none held).
 func TestQuotaSurvivesRestart(t *testing.T) {
 	for _, e := range engines(t) {
 		t.Run(e.name, func(t *testing.T) {
@@ -38,6 +42,13 @@ func TestQuotaSurvivesRestart(t *testing.T) {
 			if len(lines) != 3 || !strings.HasPrefix(lines[0], "DAY") ||
 				!strings.Contains(out, "GET /v1/assets/resolve  200     2") || !strings.Contains(out, "GET /v1/assets/resolve  429     2") {
 				t.Fatalf("keys usage printed:\n%s", out)
+			}
+			var stderr bytes.Buffer
+			c := &cli{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr}
+			if err := c.run(context.Background(), append([]string{"keys", "usage", id}, e.flags...)); err != nil ||
+				!strings.Contains(stderr.String(), id+": 2 requests charged this month") ||
+				!strings.Contains(stderr.String(), id+": 2 units of its monthly quota reserved") {
+				t.Fatalf("keys usage stderr: %v\n%s", err, stderr.String())
 			}
 			if _, err := runCLI(t, append([]string{"keys", "usage", id, "--days", "0"}, e.flags...)...); err == nil {
 				t.Fatal("--days 0 accepted")

@@ -263,13 +263,32 @@ func (e *Engine) DirtyCandles() []CandleUpdate {
 	return out
 }
 
+// CandleRef names one bar: a mint's candle of an interval opening at Time.
+type CandleRef struct {
+	Mint     string
+	Interval market.Interval
+	Time     int64
+}
+
+// SkippedCandle is the error LoadCandles returns for a row it skipped.
+type SkippedCandle struct {
+	CandleRef
+	Err error
+}
+
+func (e *SkippedCandle) Error() string {
+	return fmt.Sprintf("analytics: candle %s %s %d skipped: %v", e.Mint, e.Interval, e.Time, e.Err)
+}
+
+func (e *SkippedCandle) Unwrap() error { return e.Err }
+
 // LoadCandles installs persisted candles, replacing any in memory for the
 // same mint, interval and open time; loaded candles are not dirty. A row
 // that fails validation (unknown interval, misaligned time, a price
 // outside MinPriceUSD..MaxPriceUSD, inconsistent high/low, a negative,
 // non-finite or above-MaxSumUSD volume, a negative trade count) is
-// skipped: it is returned in skipped (one error per row, naming it) and
-// the other rows load. Rows whose OpenRef/CloseRef are zero keep their
+// skipped: it is returned in skipped (one *SkippedCandle per row, naming
+// it; Recandle rebuilds such bars from trades) and the other rows load. Rows whose OpenRef/CloseRef are zero keep their
 // open against later trades of the same bar and take any later trade as
 // their close. Rows past their interval's retention go at the next Prune.
 // Load before ingesting trades the candles already contain (see Warm).
@@ -277,7 +296,7 @@ func (e *Engine) LoadCandles(rows []CandleUpdate) (loaded int, skipped []error) 
 	for i := range rows {
 		r := &rows[i]
 		if err := checkCandle(r); err != nil {
-			skipped = append(skipped, fmt.Errorf("analytics: candle %s %s %d skipped: %w", r.Mint, r.Interval, r.Time, err))
+			skipped = append(skipped, &SkippedCandle{CandleRef: CandleRef{Mint: r.Mint, Interval: r.Interval, Time: r.Time}, Err: err})
 			continue
 		}
 		iv, _ := intervalIndex(r.Interval)
@@ -295,6 +314,57 @@ func (e *Engine) LoadCandles(rows []CandleUpdate) (loaded int, skipped []error) 
 		loaded++
 	}
 	return loaded, skipped
+}
+
+// Recandle applies trades to the bars named in bars only, within each
+// interval's retention, and marks them dirty (so the next save replaces
+// what is stored for them); the windows, rollups, dedupe set and every
+// other bar are left alone. It rebuilds the bars LoadCandles skipped from
+// the stored trades that Warm applied without candles. It returns how
+// many trades reached at least one of the bars and adds each bar it
+// changed to changed (when not nil).
+func (e *Engine) Recandle(trades []Trade, bars, changed map[CandleRef]struct{}) (applied int) {
+	if len(bars) == 0 {
+		return 0
+	}
+	nowSec := e.clock().Unix()
+	latest := nowSec + e.skew
+	var res IngestResult
+	for i := range trades {
+		t := &trades[i]
+		if !res.admit(t, latest) {
+			continue
+		}
+		key := keyOf(t)
+		hit := false
+		sh := e.shardOf(t.Mint)
+		sh.mu.Lock()
+		for iv := range numIntervals {
+			start := periodStart(iv, t.BlockTime)
+			ref := CandleRef{Mint: t.Mint, Interval: market.Intervals[iv], Time: start}
+			if _, ok := bars[ref]; !ok {
+				continue
+			}
+			if r := e.retention[iv]; r > 0 && start < nowSec-r {
+				continue
+			}
+			if changed != nil {
+				changed[ref] = struct{}{}
+			}
+			ms := sh.state(t.Mint)
+			c := ms.series[iv].add(start, t.PriceUSD, t.USDAmount, &key)
+			if !c.dirty {
+				c.dirty = true
+				sh.dirty = append(sh.dirty, dirtyRef{ms: ms, iv: int8(iv), time: start})
+			}
+			hit = true
+		}
+		sh.mu.Unlock()
+		if hit {
+			applied++
+		}
+	}
+	return applied
 }
 
 func priceInRange(p float64) bool { return p >= MinPriceUSD && p <= MaxPriceUSD }

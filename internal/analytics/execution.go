@@ -36,7 +36,9 @@ const (
 //     time <= t_i + 5 s; markout_i = (p_j - p_i) * tokenAmount_i for a buy
 //     and (p_i - p_j) * tokenAmount_i for a sell. Trades without such a j
 //     have no markout. markoutCount counts the others, markoutPnl24hUSD
-//     sums them, markoutBps = pnl / max(volume, 1) * 1e4; all three are
+//     sums them, saturating at ±MaxSumUSD like the volume sums (admitted
+//     prices span 27 orders of magnitude, so one markout can exceed any
+//     real figure), markoutBps = pnl / max(volume, 1) * 1e4; all three are
 //     nil when no trade has a markout. Markouts are cached per minute and
 //     recomputed only for minutes a trade landed in (or in the minute
 //     after) since, so a call costs O(minutes in the window);
@@ -109,7 +111,7 @@ func (ms *mintState) fillQuality(m int64) *asset.ExecutionQuality {
 		if !b.mkFresh {
 			ms.markoutBucket(lo + i)
 		}
-		pnl += b.mkPnl
+		pnl = addSatSigned(pnl, b.mkPnl)
 		count += int(b.mkCount)
 	}
 	if count > 0 {
@@ -168,7 +170,7 @@ func markouts(bk []bucket, n int) (pnl float64, count int) {
 		if j == i {
 			continue
 		}
-		pnl += (at(j).price - ti.price) * ti.qty
+		pnl = addSatSigned(pnl, (at(j).price-ti.price)*ti.qty)
 		count++
 	}
 	return pnl, count

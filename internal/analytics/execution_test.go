@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -108,4 +109,52 @@ func TestExecutionQualityEligibility(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestExecutionQualityMarkoutBounded: admitted trades can carry a price
+// that moves by 1e18 within the markout horizon (priceUsd spans
+// MinPriceUSD..MaxPriceUSD), so one markout can reach 1e28 USD. Like the
+// volume sums, markoutPnl24hUSD saturates at ±MaxSumUSD, per minute and
+// over the day, and markoutBps stays finite.
+func TestExecutionQualityMarkoutBounded(t *testing.T) {
+	now := int64(monday + day)
+	const lo, hi = 1e-9, 1e9 // both within MinPriceUSD..MaxPriceUSD
+	// A trade of 1e19 tokens at lo (10 billion USD, within MaxUSDAmount)
+	// marked 2 s later at hi: |markout| = (hi - lo) * 1e19 ≈ 1e28.
+	pair := func(sig string, bt int64, side string) []Trade {
+		return []Trade{
+			fill(sig+"a", bt, side, lo, 1e19, 0, "jupiter", false),
+			fill(sig+"b", bt+2, SideBuy, hi, 1, 0, "jupiter", false),
+		}
+	}
+	tests := []struct {
+		name   string
+		trades []Trade
+		want   float64
+	}{
+		{"buy marked up", pair("u", now-600, SideBuy), MaxSumUSD},
+		{"sell marked up", pair("d", now-600, SideSell), -MaxSumUSD},
+		{"buys in two minutes", append(pair("u", now-600, SideBuy), pair("v", now-300, SideBuy)...), MaxSumUSD},
+		{"buys in one minute", append(pair("u", now-600, SideBuy), pair("v", now-590, SideBuy)...), MaxSumUSD},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEngine(t, newClock(now))
+			mustIngest(t, e, tt.trades...)
+			q := e.ExecutionQuality(mintA, at(now))
+			if q.MarkoutPnl24hUSD == nil || *q.MarkoutPnl24hUSD != tt.want {
+				t.Fatalf("markoutPnl24hUSD = %v, want %v", deref(q.MarkoutPnl24hUSD), tt.want)
+			}
+			if b := *q.MarkoutBps; math.IsNaN(b) || math.IsInf(b, 0) {
+				t.Errorf("markoutBps = %v", b)
+			}
+		})
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

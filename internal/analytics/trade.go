@@ -187,6 +187,10 @@ func consistentAmounts(usd, tokens, price float64) bool {
 // addSat adds v to a USD sum, saturating at MaxSumUSD.
 func addSat(sum, v float64) float64 { return min(sum+v, MaxSumUSD) }
 
+// addSatSigned adds v to a signed USD sum (a markout PnL), saturating at
+// ±MaxSumUSD.
+func addSatSigned(sum, v float64) float64 { return max(min(sum+v, MaxSumUSD), -MaxSumUSD) }
+
 // positive reports whether v is a positive finite number.
 func positive(v float64) bool {
 	return v > 0 && !math.IsInf(v, 1)

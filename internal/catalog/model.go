@@ -227,12 +227,15 @@ func build(snap *registry.Snapshot, mr MarketReader, cr CanonicalReader, now tim
 // newAssetModel builds the view of one registry asset.
 func newAssetModel(a *registry.Asset, snap *registry.Snapshot, mr MarketReader, cr CanonicalReader, now time.Time, adv func(string) *asset.Advisory) *assetModel {
 	am := &assetModel{}
-	buildAsset(am, a, snap, mr, cr, now)
-	for j := range am.variants {
-		v := &am.variants[j]
-		v.advisory = adv(v.rv.Mint)
-	}
+	buildAsset(am, a, snap, mr, cr, now, adv)
 	return am
+}
+
+// restricted reports whether an advisory keeps a variant from being
+// primary while another exists: compromised or blocked (the execution
+// endpoints refuse such a mint).
+func restricted(a *asset.Advisory) bool {
+	return a != nil && (a.Status == asset.AdvisoryCompromised || a.Status == asset.AdvisoryBlocked)
 }
 
 // variantModel is the model of one variant: its registry variant and what
@@ -301,7 +304,9 @@ func (vm *variantModel) view(v *Variant) {
 	v.Market, v.ExecutionQuality, v.Advisory, v.PreIPO = vm.market, vm.quality, vm.advisory, vm.preIPO
 }
 
-func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr MarketReader, cr CanonicalReader, now time.Time) {
+// buildAsset derives am from a; adv gives each variant's advisory, which
+// annotates it and keeps a restricted variant from being primary.
+func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr MarketReader, cr CanonicalReader, now time.Time, adv func(string) *asset.Advisory) {
 	am.a = a
 	n := len(a.Variants)
 	am.variants = make([]variantModel, n)
@@ -309,12 +314,14 @@ func buildAsset(am *assetModel, a *registry.Asset, snap *registry.Snapshot, mr M
 	for i := range a.Variants {
 		v := &a.Variants[i]
 		am.variants[i] = newVariantModel(v, mr)
+		am.variants[i].advisory = adv(v.Mint)
 		rank := 0
 		if r, ok := snap.CuratedRank(v.Mint); ok {
 			rank = r + 1
 		}
 		cands[i] = ranking.Candidate{Mint: v.Mint, Kind: v.Kind, StockVariantTier: v.StockVariantTier,
-			Market: am.variants[i].market, Quality: am.variants[i].quality, CuratedRank: rank}
+			Market: am.variants[i].market, Quality: am.variants[i].quality, CuratedRank: rank,
+			Restricted: restricted(am.variants[i].advisory)}
 	}
 	for si, s := range asset.Strategies {
 		p, _ := ranking.SelectPrimary(cands, s, a.Category, now)

@@ -43,10 +43,7 @@ func (c *Catalog) view(m *model, res registry.Resolution) *assetModel {
 		}
 	}
 	am := &assetModel{ephemeral: true}
-	buildAsset(am, a, m.snap, c.markets, NoCanonical{}, c.now()) // singletons have no canonical keys
-	for j := range am.variants {
-		am.variants[j].advisory = c.advisory(am.variants[j].rv.Mint)
-	}
+	buildAsset(am, a, m.snap, c.markets, NoCanonical{}, c.now(), c.advisory) // singletons have no canonical keys
 	return am
 }
 
@@ -261,8 +258,10 @@ const (
 // Search ranks canonical assets by match class (exact mint, exact
 // symbol/alias/name/id, prefix, substring), then canonical liquidity desc,
 // then asset id; singleton tokens of the token index follow (see
-// searchSingletons). A query that is a well-formed mint no asset lists
-// returns its singleton.
+// searchSingletons), except exact matches with an external listing id,
+// which rank after the canonical exact matches (the canonical asset of a
+// symbol the registry does not list, such as TRUMP). A query that is a
+// well-formed mint no asset lists returns its singleton.
 func (c *Catalog) Search(o SearchOptions) []Row {
 	m := c.model()
 	si := strategyIndex(o.Strategy)
@@ -284,9 +283,19 @@ func (c *Catalog) Search(o SearchOptions) []Row {
 	for j, h := range hits {
 		out[j] = c.row(m.assets[h.asset], si, o.VariantsAll, 0, &prims[j])
 	}
-	// Then singleton tokens of the token index (category crypto).
+	// Then singleton tokens of the token index (category crypto), the
+	// listed exact ones after the canonical exact matches.
 	if o.Category == "" || o.Category == singletonCategory {
-		out = append(out, c.searchSingletons(m, q, si, o.VariantsAll, o.Limit-len(out))...)
+		exact := 0
+		for exact < len(hits) && hits[exact].class <= matchExact {
+			exact++
+		}
+		singles, listed := c.searchSingletons(m, q, si, o.VariantsAll, o.Limit-exact)
+		out = slices.Insert(out, exact, singles[:listed]...)
+		out = append(out, singles[listed:]...)
+		if len(out) > o.Limit {
+			out = out[:o.Limit]
+		}
 	}
 	return out
 }

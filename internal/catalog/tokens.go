@@ -27,18 +27,23 @@ const singletonCap = 200
 
 // searchSingletons returns up to n singleton rows for the query from the
 // token index: by match class (exact symbol or name, symbol or name
-// prefix, name word prefix, name substring), then cached liquidity desc,
-// then mint. Registry mints are left to the canonical results.
-func (c *Catalog) searchSingletons(m *model, q string, si int, variants bool, n int) []Row {
+// prefix, name word prefix, name substring), then tokens with an external
+// listing id (a coingecko id) first, then cached liquidity desc, then
+// mint. Registry mints are left to the canonical results. listed is how
+// many of the first rows are exact matches with a listing id: the
+// canonical asset of a symbol the registry does not list, which Search
+// ranks with the canonical exact matches.
+func (c *Catalog) searchSingletons(m *model, q string, si int, variants bool, n int) (rows []Row, listed int) {
 	x := c.tokenIndex()
 	key := tokenindex.Key(q)
 	if x == nil || n <= 0 || key == "" {
-		return nil
+		return nil, 0
 	}
 	type hit struct {
-		id    tokenindex.ID
-		class int
-		liq   float64
+		id     tokenindex.ID
+		class  int
+		listed bool
+		liq    float64
 	}
 	seen := map[tokenindex.ID]bool{}
 	var hits []hit
@@ -52,7 +57,7 @@ func (c *Catalog) searchSingletons(m *model, q string, si int, variants bool, n 
 			if _, _, ok := m.snap.VariantByMint(x.Mint(id)); ok {
 				return true
 			}
-			h := hit{id: id, class: class}
+			h := hit{id: id, class: class, listed: x.CoingeckoID(id) != ""}
 			if mk := c.markets.Market(x.Mint(id)); mk != nil && mk.Liquidity != nil {
 				h.liq = *mk.Liquidity
 			}
@@ -72,7 +77,8 @@ func (c *Catalog) searchSingletons(m *model, q string, si int, variants bool, n 
 		collect(matchSubstring, func(f func(tokenindex.ID) bool) { x.NameContains(key, f) })
 	}
 	slices.SortFunc(hits, func(a, b hit) int {
-		return cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(b.liq, a.liq), strings.Compare(x.Mint(a.id), x.Mint(b.id)))
+		return cmp.Or(cmp.Compare(a.class, b.class), -cmpBool(a.listed, b.listed), cmp.Compare(b.liq, a.liq),
+			strings.Compare(x.Mint(a.id), x.Mint(b.id)))
 	})
 	if len(hits) > n {
 		hits = hits[:n]
@@ -83,9 +89,22 @@ func (c *Catalog) searchSingletons(m *model, q string, si int, variants bool, n 
 		if err != nil {
 			continue
 		}
+		if h.class == matchExact && h.listed && listed == len(out) {
+			listed++
+		}
 		out = append(out, c.row(c.view(m, res), si, variants, 0, new(Variant)))
 	}
-	return out
+	return out, listed
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // indexIdentity returns a singleton's symbol and name from the token index.

@@ -17,14 +17,23 @@ func benchIndex(b *testing.B) *tokenindex.Index {
 	b.Helper()
 	path := os.Getenv("ASSETD_TOKENS_FILE")
 	if path == "" {
-		path = dataDir + "token-index-sonarwatch-solana-150k.csv"
+		path = dataDir + index150k
 	}
+	return loadTokenFile(b, path)
+}
+
+// index150k is the shared 150k sample of the sonarwatch token list.
+const index150k = "token-index-sonarwatch-solana-150k.csv"
+
+// loadTokenFile loads a token index file, skipping when it is absent.
+func loadTokenFile(tb testing.TB, path string) *tokenindex.Index {
+	tb.Helper()
 	if _, err := os.Stat(path); err != nil {
-		b.Skip("token file absent:", err)
+		tb.Skip("token file absent:", err)
 	}
 	x, _, err := tokenindex.LoadFile(path)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return x
 }

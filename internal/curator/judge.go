@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/metadata"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/risk"
 	"github.com/assetd/assetd/internal/tokenindex"
@@ -61,11 +62,17 @@ type Candidate struct {
 	Advisory     *asset.Advisory
 	Tombstoned   bool
 	InLists      []string // curated ids and published community slugs
+	// Decimals and LogoURI are the token's metadata (registry, else
+	// index, else provider; cleaned); the market snapshot's fill gaps.
+	Decimals *int
+	LogoURI  string
 }
 
-// Attestation is one piece of evidence for a claim.
+// Attestation is one piece of evidence for a claim. Code is the
+// reference's name of the kind (the same value).
 type Attestation struct {
 	Kind   string  `json:"kind"`
+	Code   string  `json:"code"`
 	Weight float64 `json:"weight"`
 	Detail string  `json:"detail,omitempty"`
 }
@@ -94,6 +101,8 @@ type Market struct {
 	RiskScore             *int     `json:"riskScore"`
 	RiskGrade             *string  `json:"riskGrade"`
 	DataAsOf              *int64   `json:"dataAsOf"` // unix ms
+	Decimals              *int     `json:"decimals"`
+	LogoURI               *string  `json:"logoURI"`
 }
 
 // Components are the six 0..100 score components.
@@ -148,7 +157,7 @@ type Outcome struct {
 
 // Judge scores and gates cands for the query under policy p, at now.
 // Results are ordered by total desc, liquidity desc, mint asc and cut to
-// limit; suppressed candidates by liquidity desc, mint asc, cut to
+// limit; suppressed candidates the same way (by relevance), cut to
 // MaxSuppressed.
 func Judge(in Interpretation, cands []Candidate, p Policy, prot *Protected, limit int, now time.Time) Outcome {
 	ks := claimKeys(cands)
@@ -172,7 +181,7 @@ func Judge(in Interpretation, cands []Candidate, p Policy, prot *Protected, limi
 		out.Results = out.Results[:limit]
 	}
 	slices.SortFunc(out.Suppressed, func(a, b Suppressed) int {
-		return cmp.Or(cmp.Compare(val(b.LiquidityUSD), val(a.LiquidityUSD)), cmp.Compare(a.Mint, b.Mint))
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(val(b.LiquidityUSD), val(a.LiquidityUSD)), cmp.Compare(a.Mint, b.Mint))
 	})
 	out.SuppressedTotal = len(out.Suppressed)
 	if len(out.Suppressed) > MaxSuppressed {
@@ -244,6 +253,9 @@ func claimVerdicts(cands []Candidate, ks []keys, prot *Protected) []verdict {
 		next++
 		return by
 	}
+	// Keys only listed tokens hold, with more than one holder: the
+	// candidates claiming each, settled once all are seen.
+	var shared map[*entry][]int
 	for i := range cands {
 		c := &cands[i]
 		if prot.allowed(c.Mint) {
@@ -262,11 +274,21 @@ func claimVerdicts(cands []Candidate, ks []keys, prot *Protected) []verdict {
 			}
 			continue
 		}
+		if e.first.kind == srcCoingecko && prot.holderCount(e) > 1 {
+			if shared == nil {
+				shared = map[*entry][]int{}
+			}
+			shared[e] = append(shared[e], i)
+			continue
+		}
 		if prot.holds(e, c.Mint) {
 			out[i] = verdict{kind: VerdictProtectedHolder, protectedBy: protector(e.first)}
 			continue
 		}
 		out[i] = verdict{kind: claimant(c), protectedBy: protector(e.first)}
+	}
+	for e, g := range shared {
+		settleShared(cands, out, prot, e, g, protector(e.first))
 	}
 	for _, g := range groups {
 		if len(g) < 2 {
@@ -287,10 +309,106 @@ func claimVerdicts(cands []Candidate, ks []keys, prot *Protected) []verdict {
 	return out
 }
 
+// settleShared judges the candidates g claiming the key of e, which
+// several listed tokens hold and nobody else: only the dominant holder
+// protects it, the others are collisions, and the claimants that hold
+// nothing are judged by claimant. The dominant holder is the market
+// leader (the dominance thresholds over the other holders' liquidity),
+// else the holder with the oldest known pool when every holder's age is
+// known; it can only be told when every holder is a candidate. Otherwise
+// the key is contested: every holder is a collision, protected by nobody.
+// first is e's first protector (what protects it from non-holders while
+// contested).
+func settleShared(cands []Candidate, out []verdict, prot *Protected, e *entry, g []int, first string) {
+	var holders []int
+	for _, i := range g {
+		if prot.holds(e, cands[i].Mint) {
+			holders = append(holders, i)
+		}
+	}
+	lead, byMarket := -1, false
+	if len(holders) == prot.holderCount(e) {
+		lead, byMarket = dominantHolder(cands, holders)
+	}
+	by := ""
+	if lead >= 0 {
+		by = "coingecko:" + cands[lead].CoingeckoID
+	}
+	for _, i := range g {
+		switch {
+		case i == lead:
+			out[i] = verdict{kind: VerdictProtectedHolder, protectedBy: by, dominant: byMarket}
+		case prot.holds(e, cands[i].Mint):
+			out[i] = verdict{kind: VerdictCollision, protectedBy: by}
+		default:
+			out[i] = verdict{kind: claimant(&cands[i]), protectedBy: cmp.Or(by, first)}
+		}
+	}
+}
+
+// dominantHolder returns the index in cands of the dominant one of the
+// holders (-1 when none is), and whether the market told it.
+func dominantHolder(cands []Candidate, holders []int) (int, bool) {
+	hs := slices.Clone(holders)
+	slices.SortFunc(hs, func(a, b int) int { return cmp.Compare(liquidity(&cands[b]), liquidity(&cands[a])) })
+	lead, second := liquidity(&cands[hs[0]]), liquidity(&cands[hs[1]])
+	if lead >= DominanceMinLeaderLiquidityUSD && lead >= DominanceMinRatio*second {
+		return hs[0], true
+	}
+	if i := solePlainSpelling(cands, hs); i >= 0 {
+		return i, false
+	}
+	for _, i := range hs {
+		if cands[i].AgeDays == nil {
+			return -1, false
+		}
+	}
+	slices.SortFunc(hs, func(a, b int) int { return cmp.Compare(*cands[b].AgeDays, *cands[a].AgeDays) })
+	if *cands[hs[0]].AgeDays > *cands[hs[1]].AgeDays {
+		return hs[0], false
+	}
+	return -1, false
+}
+
+// solePlainSpelling returns the one holder whose symbol is spelled
+// plainly (ASCII letters and digits only) when every other holder's is
+// decorated ("$TRUMP" beside "TRUMP"), else -1. The listing that spells a
+// ticker as it is traded is the one a user searching it means; a pool's age
+// is weaker evidence (a decorated copy can be the older token).
+func solePlainSpelling(cands []Candidate, holders []int) int {
+	found := -1
+	for _, i := range holders {
+		if !plainSymbol(cands[i].Symbol) {
+			continue
+		}
+		if found >= 0 {
+			return -1
+		}
+		found = i
+	}
+	return found
+}
+
+func plainSymbol(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // claimant is the verdict of a mint claiming a protected symbol it does
-// not hold.
+// not hold: a token the registry or an external listing vouches for is a
+// collision; any other is an impersonation unless it is old and liquid.
 func claimant(c *Candidate) string {
-	if c.Registry == nil && (c.AgeDays == nil || *c.AgeDays < ImpersonationMaxAgeDays || liquidity(c) < ImpersonationMaxLiquidityUSD) {
+	if c.Registry == nil && c.CoingeckoID == "" &&
+		(c.AgeDays == nil || *c.AgeDays < ImpersonationMaxAgeDays || liquidity(c) < ImpersonationMaxLiquidityUSD) {
 		return VerdictImpersonation
 	}
 	return VerdictCollision
@@ -305,6 +423,25 @@ func liquidity(c *Candidate) float64 {
 
 func hasMarketData(m *asset.Market) bool {
 	return m != nil && (val(m.Price) > 0 || val(m.Liquidity) > 0 || val(m.Volume24hUSD) > 0)
+}
+
+// tokenMeta is the decimals and logo URI of a result: the candidate's
+// metadata, else the market snapshot's (cleaned like any external
+// metadata).
+func tokenMeta(c *Candidate) (*int, *string) {
+	dec, logo := c.Decimals, c.LogoURI
+	if m := c.Market; m != nil && (dec == nil || logo == "") {
+		t := metadata.Token{Decimals: m.Decimals}
+		if m.LogoURI != nil {
+			t.LogoURI = *m.LogoURI
+		}
+		t = metadata.Clean(t)
+		if dec == nil {
+			dec = t.Decimals
+		}
+		logo = cmp.Or(logo, t.LogoURI)
+	}
+	return dec, nonEmpty(logo)
 }
 
 // logScale maps v onto 0..100 between floor and ceil on a log scale.
@@ -345,6 +482,7 @@ func judgeOne(in Interpretation, c *Candidate, k keys, v verdict, p Policy, now 
 		vol = val(m.Volume24hUSD)
 	}
 	r.Market.AgeDays = finite(c.AgeDays)
+	r.Market.Decimals, r.Market.LogoURI = tokenMeta(c)
 	if c.Execution != nil && !math.IsNaN(c.Execution.ExecutionScore) {
 		r.Market.ExecutionScore = ptr(c.Execution.ExecutionScore)
 	}
@@ -362,7 +500,7 @@ func judgeOne(in Interpretation, c *Candidate, k keys, v verdict, p Policy, now 
 	}
 	// Claim credibility.
 	att := func(kind, detail string) {
-		r.Claims.Attestations = append(r.Claims.Attestations, Attestation{Kind: kind, Weight: attestationWeights[kind], Detail: detail})
+		r.Claims.Attestations = append(r.Claims.Attestations, Attestation{Kind: kind, Code: kind, Weight: attestationWeights[kind], Detail: detail})
 	}
 	if len(c.CuratedLists) > 0 {
 		att(AttCuratedList, strings.Join(c.CuratedLists, ","))
@@ -506,11 +644,15 @@ func judgeOne(in Interpretation, c *Candidate, k keys, v verdict, p Policy, now 
 			r.Badges = append(r.Badges, "advisory:caution")
 		}
 	}
+	// Registry variants and tokens with an external listing id are
+	// vouched for without market data: the market gates leave them to
+	// their no_market_data / low_liquidity warnings.
+	vouched := c.Registry != nil || c.CoingeckoID != ""
 	var gates []string
-	if p.RequireMarketData && !hasMarketData(m) {
+	if p.RequireMarketData && !hasMarketData(m) && !vouched {
 		gates = append(gates, GateNoMarketData)
 	}
-	if p.MinLiquidityUSD > 0 && liq < p.MinLiquidityUSD && c.Registry == nil {
+	if p.MinLiquidityUSD > 0 && liq < p.MinLiquidityUSD && !vouched {
 		gates = append(gates, GateMinLiquidity)
 	}
 	if p.SuppressImpersonation && v.kind == VerdictImpersonation {

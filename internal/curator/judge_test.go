@@ -285,3 +285,73 @@ func TestProtectedHolders(t *testing.T) {
 		})
 	}
 }
+
+// TestVouchedBypassMarketGates: registry variants and tokens with an
+// external listing id (a coingecko id) pass gate_no_market_data and
+// gate_min_liquidity with the no_market_data / low_liquidity warning;
+// other tokens are gated.
+func TestVouchedBypassMarketGates(t *testing.T) {
+	reg := &RegistryClaim{AssetID: "syn", Kind: asset.KindNative, Claimed: []string{"SYNV"}}
+	tests := []struct {
+		name     string
+		reg      *RegistryClaim
+		cg       string
+		market   *asset.Market
+		policy   string
+		shown    bool
+		wantWarn string
+		gates    []string
+	}{
+		{"registry, no data, strict", reg, "", nil, PolicyStrict, true, WarnNoMarketData, nil},
+		{"listed, no data, strict", nil, "syn-coin", nil, PolicyStrict, true, WarnNoMarketData, nil},
+		{"listed, no data, default", nil, "syn-coin", nil, PolicyDefault, true, WarnNoMarketData, nil},
+		{"unlisted, no data, strict", nil, "", nil, PolicyStrict, false, WarnNoMarketData, []string{GateNoMarketData, GateMinLiquidity}},
+		{"unlisted, no data, default", nil, "", nil, PolicyDefault, false, WarnNoMarketData, []string{GateMinLiquidity}},
+		{"registry, dust, strict", reg, "", mkt(500, 100), PolicyStrict, true, WarnLowLiquidity, nil},
+		{"listed, dust, strict", nil, "syn-coin", mkt(500, 100), PolicyStrict, true, WarnLowLiquidity, nil},
+		{"unlisted, dust, strict", nil, "", mkt(500, 100), PolicyStrict, false, WarnLowLiquidity, []string{GateMinLiquidity}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Candidate{Mint: youngMint, Symbol: "SYNV", Name: "Synthetic vouched", Registry: tt.reg, CoingeckoID: tt.cg, Market: tt.market, AgeDays: days(400)}
+			o := judge(t, "SYNV", tt.policy, c)
+			r, s := find(o, youngMint)
+			switch {
+			case tt.shown && (r == nil || !slices.Contains(r.Warnings, tt.wantWarn)):
+				t.Fatalf("want shown with %s: %+v", tt.wantWarn, o)
+			case !tt.shown && (s == nil || !slices.Equal(s.SuppressedBy, tt.gates) || !slices.Contains(s.Warnings, tt.wantWarn)):
+				t.Fatalf("want suppressed by %v with %s: %+v", tt.gates, tt.wantWarn, o)
+			}
+		})
+	}
+}
+
+// TestSuppressedByRelevance: suppressed[] is ordered like results (score
+// desc, liquidity desc, mint asc), holds every gated candidate up to
+// MaxSuppressed (above the 181 copies of WIF) and reports the total.
+func TestSuppressedByRelevance(t *testing.T) {
+	if MaxSuppressed < 2*181 {
+		t.Fatalf("MaxSuppressed %d is not well above the 181 copies of WIF", MaxSuppressed)
+	}
+	exact := func(mint string, liq float64) Candidate {
+		return Candidate{Mint: mint, Symbol: "RELV", Name: "Relevant", Market: mkt(liq, 100)}
+	}
+	weak := Candidate{Mint: "Aaa1111111111111111111111111111111111111111", Symbol: "ZZZ", Name: "Other", Market: mkt(900, 100)}
+	cands := []Candidate{weak, exact("Ccc1111111111111111111111111111111111111111", 500), exact("Bbb1111111111111111111111111111111111111111", 500),
+		exact("Ddd1111111111111111111111111111111111111111", 700)}
+	for i := range 200 {
+		cands = append(cands, Candidate{Mint: fmt.Sprintf("Copy%039d", i), Symbol: "RELV", Name: "Copy", Market: mkt(10, 1)})
+	}
+	o := judge(t, "RELV", PolicyDefault, cands...)
+	if len(o.Suppressed) != len(cands) || o.SuppressedTotal != len(cands) {
+		t.Fatalf("suppressed %d of %d, want all %d", len(o.Suppressed), o.SuppressedTotal, len(cands))
+	}
+	got := []string{o.Suppressed[0].Mint, o.Suppressed[1].Mint, o.Suppressed[2].Mint}
+	want := []string{cands[3].Mint, cands[2].Mint, cands[1].Mint}
+	if !slices.Equal(got, want) {
+		t.Errorf("first suppressed %v, want %v (score, then liquidity, then mint)", got, want)
+	}
+	if !slices.IsSortedFunc(o.Suppressed, func(a, b Suppressed) int { return b.Score - a.Score }) {
+		t.Error("suppressed not ordered by score")
+	}
+}

@@ -9,8 +9,8 @@ package curator
 // Versions reported with every response. They change whenever a gate,
 // weight, threshold or vocabulary changes.
 const (
-	PolicyVersion  = "assetd-policy-2026-11-23.1"
-	ScoringVersion = "assetd-scoring-2026-11-23.1"
+	PolicyVersion  = "assetd-policy-2026-11-27.1"
+	ScoringVersion = "assetd-scoring-2026-11-27.1"
 )
 
 // Policy names.
@@ -107,8 +107,12 @@ const (
 	// MaxLimit and DefaultLimit bound results.
 	MaxLimit     = 50
 	DefaultLimit = 10
-	// MaxSuppressed bounds suppressed[] (most liquid first).
-	MaxSuppressed = 50
+	// MaxSuppressed bounds suppressed[] (most relevant first): well above
+	// the largest real collision set (181 copies of WIF in the 709k
+	// sonarwatch list), and as large as the exact-symbol candidates a
+	// search gathers (maxExactCandidates), so a ticker's copies are all
+	// listed.
+	MaxSuppressed = 500
 )
 
 // Attestation weights of claim credibility (capped at 100 in total).

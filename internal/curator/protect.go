@@ -14,6 +14,11 @@ import (
 // coingecko-listed index tokens, with the mints that hold them, plus the
 // operator's allow-list of legitimate duplicates. Immutable once built.
 //
+// A key the registry or a curated member claims is held by those mints
+// only; coingecko-listed tokens hold only keys nobody else claims, and
+// when several do, the search decides which of them is dominant
+// (claimVerdicts).
+//
 // A large registry protects a few keys per variant, so an entry names its
 // first holder and protector by a source (indexes into the registry
 // snapshot or the token index the index was built from) rather than by
@@ -179,6 +184,11 @@ func (p *Protected) add(b *claimsBuilder, raw string, src source) {
 	e, added := b.b.Add(key)
 	if added {
 		e.first = src
+		return
+	}
+	if src.kind == srcCoingecko && e.first.kind != srcCoingecko {
+		// A registry variant or curated member holds the key (they are
+		// added first): a listed token sharing it is a claimant.
 		return
 	}
 	mint := p.mint(src)

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/registry/registrytest"
 	"github.com/assetd/assetd/internal/tokenindex"
@@ -98,9 +100,14 @@ func refProtected(snap *registry.Snapshot, x *tokenindex.Index) (symbols, names 
 			return
 		}
 		c, ok := m[key]
-		if !ok {
+		listed := func(by string) bool { return strings.HasPrefix(by, "coingecko:") }
+		switch {
+		case !ok:
 			m[key] = &refClaim{by: by, holders: []string{mint}}
-		} else if !slices.Contains(c.holders, mint) {
+		case listed(by) && !listed(c.by):
+			// The registry or a curated member holds the key: a listed
+			// token sharing it does not.
+		case !slices.Contains(c.holders, mint):
 			c.holders = append(c.holders, mint)
 		}
 	}
@@ -253,5 +260,71 @@ func TestClaimVerdictProtectors(t *testing.T) {
 		if v.kind != want || v.protectedBy != fmt.Sprint("registry:asset-", i) {
 			t.Errorf("candidate %d (round %d): %s by %q, want %s by registry:asset-%d", n, round, v.kind, v.protectedBy, want, i)
 		}
+	}
+}
+
+// TestListedTokensShareProtection: a token with an external listing id
+// (coingecko) that shares a symbol the registry protects is a collision,
+// not a holder; of several listed tokens sharing an unprotected symbol
+// only the dominant one (the market leader, else the oldest) holds it,
+// the others are collisions, and without evidence all of them are.
+func TestListedTokensShareProtection(t *testing.T) {
+	snap := seedSnapshot(t)
+	// Synthetic mints (base58 shapes, not real tokens).
+	const (
+		listedUSDC = "SynListedUSDC1111111111111111111111111111111"
+		realWoof   = "SynWoofRea11111111111111111111111111111111111"
+		otherWoof  = "SynWoofOther111111111111111111111111111111111"
+		copyWoof   = "SynWoofCopy1111111111111111111111111111111111"
+	)
+	var b tokenindex.Builder
+	b.Add(tokenindex.Token{Mint: listedUSDC, Symbol: "USDC", Name: "Synthetic listed USD", CoingeckoID: "syn-listed-usd"})
+	b.Add(tokenindex.Token{Mint: realWoof, Symbol: "WOOF", Name: "Synthetic Woof", CoingeckoID: "syn-woof"})
+	b.Add(tokenindex.Token{Mint: otherWoof, Symbol: "$WOOF", Name: "Synthetic other woof", CoingeckoID: "syn-woof-other"})
+	x := b.Build()
+	prot := BuildProtected(snap, x, nil)
+	woof := func(mint, cg string, m *asset.Market, age *float64) Candidate {
+		return Candidate{Mint: mint, Symbol: "WOOF", Name: "Woof", CoingeckoID: cg, Market: m, AgeDays: age}
+	}
+	type want struct{ mint, verdict, by string }
+	tests := []struct {
+		name  string
+		q     string
+		cands []Candidate
+		want  []want
+	}{
+		{"registry symbol", "USDC", []Candidate{usdc(), {Mint: listedUSDC, Symbol: "USDC", Name: "Synthetic listed USD", CoingeckoID: "syn-listed-usd"}},
+			[]want{{usdcMint, VerdictProtectedHolder, "registry:usd"}, {listedUSDC, VerdictCollision, "registry:usd"}}},
+		{"no evidence: contested", "WOOF", []Candidate{woof(realWoof, "syn-woof", nil, nil), woof(otherWoof, "syn-woof-other", nil, nil), woof(copyWoof, "", nil, nil)},
+			[]want{{realWoof, VerdictCollision, ""}, {otherWoof, VerdictCollision, ""}, {copyWoof, VerdictImpersonation, "coingecko:syn-woof-other"}}}, // the first listed holder (index order)
+		{"market leader", "WOOF", []Candidate{woof(realWoof, "syn-woof", mkt(5_000_000, 1_000_000), nil), woof(otherWoof, "syn-woof-other", mkt(20_000, 100), nil), woof(copyWoof, "", nil, nil)},
+			[]want{{realWoof, VerdictProtectedHolder, "coingecko:syn-woof"}, {otherWoof, VerdictCollision, "coingecko:syn-woof"}, {copyWoof, VerdictImpersonation, "coingecko:syn-woof"}}},
+		{"oldest listing", "WOOF", []Candidate{woof(realWoof, "syn-woof", nil, days(900)), woof(otherWoof, "syn-woof-other", nil, days(40))},
+			[]want{{realWoof, VerdictProtectedHolder, "coingecko:syn-woof"}, {otherWoof, VerdictCollision, "coingecko:syn-woof"}}},
+		{"plain spelling before age", "WOOF", []Candidate{woof(realWoof, "syn-woof", nil, days(40)), {Mint: otherWoof, Symbol: "$WOOF", Name: "Synthetic other woof", CoingeckoID: "syn-woof-other", AgeDays: days(900)}},
+			[]want{{realWoof, VerdictProtectedHolder, "coingecko:syn-woof"}, {otherWoof, VerdictCollision, "coingecko:syn-woof"}}},
+		{"one holder absent: contested", "WOOF", []Candidate{woof(otherWoof, "syn-woof-other", mkt(5_000_000, 1_000_000), days(900))},
+			[]want{{otherWoof, VerdictCollision, ""}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Judge(Interpret(tt.q), tt.cands, Policies[PolicyDegen], prot, MaxLimit, now)
+			for _, w := range tt.want {
+				r, _ := find(o, w.mint)
+				if r == nil || r.Claims.Verdict != w.verdict || r.Claims.ProtectedBy != w.by {
+					t.Errorf("%s: %+v, want %s by %q", w.mint, r, w.verdict, w.by)
+					continue
+				}
+				flag := map[string]string{VerdictCollision: WarnCollision, VerdictImpersonation: WarnImpersonation}[w.verdict]
+				if flag != "" && !slices.Contains(r.Warnings, flag) {
+					t.Errorf("%s: warnings %v, want %s", w.mint, r.Warnings, flag)
+				}
+			}
+		})
+	}
+	// The market leader is attested as such.
+	o := Judge(Interpret("WOOF"), tests[2].cands, Policies[PolicyDegen], prot, MaxLimit, now)
+	if r, _ := find(o, realWoof); r == nil || !slices.Contains(r.Reasons, ReasonMarketLeader) || o.Results[0].Mint != realWoof {
+		t.Errorf("market leader: %+v", o.Results)
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 const dataDir = "../../../shared/data/"
 
-func openData(t *testing.T, name string) *os.File {
+func openData(t testing.TB, name string) *os.File {
 	t.Helper()
 	f, err := os.Open(dataDir + name)
 	if err != nil {

@@ -68,18 +68,35 @@ type Config struct {
 	Background context.Context
 	Now        func() time.Time
 	Log        *slog.Logger
+
+	// ProviderSearches bounds the background provider searches in flight
+	// at once across all queries (default DefaultProviderSearches);
+	// ProviderQueue bounds the searches waiting for one of them (default
+	// DefaultProviderQueue, negative: none). A search beyond both is shed:
+	// not started, the response answers from memory with the provider
+	// degraded, and a later search of the text tries again.
+	ProviderSearches int
+	ProviderQueue    int
 }
 
 // Candidate caps per source.
 const (
 	maxRegistryCandidates = 15
-	maxExactCandidates    = 100
+	maxExactCandidates    = MaxSuppressed
 	maxOtherCandidates    = 20
 	maxProviderCandidates = 20
 	// exactScan bounds how many exact-symbol index matches are ranked to
 	// pick maxExactCandidates (coingecko-listed and liquid first).
 	exactScan         = 5000
 	providerCacheSize = 1024
+	// providerTimeout bounds one background provider search.
+	providerTimeout = 10 * time.Second
+)
+
+// Defaults of the bound on background provider searches (Config).
+const (
+	DefaultProviderSearches = 8
+	DefaultProviderQueue    = 64
 )
 
 // Service answers curator searches from memory.
@@ -90,7 +107,24 @@ type Service struct {
 
 	pmu     sync.Mutex
 	pcache  map[string]providerEntry
-	pending map[string]bool
+	pending map[string]bool // queued or running searches, by key (single-flight)
+	queue   []providerJob   // FIFO, at most c.ProviderQueue
+	running int             // workers, at most c.ProviderSearches
+	shed    int64           // searches shed so far
+	// shedding is whether the last search that needed the provider was
+	// shed: the log says when shedding starts and stops, not per search.
+	shedding bool
+}
+
+// providerJob is one background provider search: the cache key and the
+// normalised query.
+type providerJob struct{ key, q string }
+
+// ProviderWork reports the background provider searches running and
+// queued now, and how many were shed so far.
+type ProviderWork struct {
+	Running, Queued int
+	Shed            int64
 }
 
 type providerEntry struct {
@@ -123,6 +157,15 @@ func New(c Config) *Service {
 	}
 	if c.Background == nil {
 		c.Background = context.Background()
+	}
+	if c.ProviderSearches <= 0 {
+		c.ProviderSearches = DefaultProviderSearches
+	}
+	switch {
+	case c.ProviderQueue == 0:
+		c.ProviderQueue = DefaultProviderQueue
+	case c.ProviderQueue < 0:
+		c.ProviderQueue = 0
 	}
 	if c.Index == nil {
 		c.Index = func() *tokenindex.Index { return nil }
@@ -454,20 +497,18 @@ func (s *Service) fromProvider(ctx context.Context, g *gather, in Interpretation
 	now := s.c.Now()
 	s.pmu.Lock()
 	e, ok := s.pcache[key]
-	fresh := ok && now.Sub(e.at) < s.c.ProviderTTL
-	start := !fresh && !s.pending[key]
-	if start {
-		s.pending[key] = true
+	if fresh := ok && now.Sub(e.at) < s.c.ProviderTTL; !fresh && !s.pending[key] {
+		s.schedule(providerJob{key: key, q: in.NormalizedQuery})
 	}
 	s.pmu.Unlock()
-	if start {
-		go s.providerSearch(key, in.NormalizedQuery)
-	}
 	if !ok {
 		return "degraded"
 	}
 	for _, t := range e.tokens {
-		g.add(t.Mint, t.Symbol, t.Name)
+		c := g.add(t.Mint, t.Symbol, t.Name)
+		if c.Decimals == nil && c.LogoURI == "" {
+			c.Decimals, c.LogoURI = t.Decimals, t.LogoURI
+		}
 	}
 	if e.failed {
 		return "degraded"
@@ -475,8 +516,64 @@ func (s *Service) fromProvider(ctx context.Context, g *gather, in Interpretation
 	return "ok"
 }
 
+// schedule starts j on a new worker while fewer than ProviderSearches
+// run, else queues it while fewer than ProviderQueue wait, else sheds it.
+// The caller holds pmu.
+func (s *Service) schedule(j providerJob) {
+	switch {
+	case s.running < s.c.ProviderSearches:
+		s.running++
+		go s.work(j)
+	case len(s.queue) < s.c.ProviderQueue:
+		s.queue = append(s.queue, j)
+	default:
+		s.shed++
+		if !s.shedding {
+			s.shedding = true
+			s.c.Log.Warn("provider token searches shed: the bound is reached (answers come from memory)",
+				"running", s.running, "queued", len(s.queue))
+		}
+		return
+	}
+	s.pending[j.key] = true
+	if s.shedding {
+		s.shedding = false
+		s.c.Log.Info("provider token searches admitted again", "shed", s.shed)
+	}
+}
+
+// work runs j, then the queued searches one after another, and returns
+// when the queue is empty or the background context ends (the queue is
+// then dropped).
+func (s *Service) work(j providerJob) {
+	for {
+		s.providerSearch(j.key, j.q)
+		s.pmu.Lock()
+		if len(s.queue) == 0 || s.c.Background.Err() != nil {
+			for _, q := range s.queue {
+				delete(s.pending, q.key)
+			}
+			s.queue = s.queue[:0]
+			s.running--
+			s.pmu.Unlock()
+			return
+		}
+		j = s.queue[0]
+		s.queue[0] = providerJob{}
+		s.queue = s.queue[1:]
+		s.pmu.Unlock()
+	}
+}
+
+// ProviderWork reports the background provider work now.
+func (s *Service) ProviderWork() ProviderWork {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	return ProviderWork{Running: s.running, Queued: len(s.queue), Shed: s.shed}
+}
+
 func (s *Service) providerSearch(key, q string) {
-	ctx, cancel := context.WithTimeout(s.c.Background, 10*time.Second)
+	ctx, cancel := context.WithTimeout(s.c.Background, providerTimeout)
 	defer cancel()
 	toks, err := s.c.Provider.Search(ctx, q, maxProviderCandidates)
 	e := providerEntry{at: s.c.Now(), failed: err != nil}
@@ -512,10 +609,12 @@ func (s *Service) providerSearch(key, q string) {
 // enrich fills what memory knows about a candidate.
 func (s *Service) enrich(g *gather, c *Candidate) {
 	d := g.d
+	var rv *registry.Variant
 	if d.snap != nil {
 		if a, v, ok := d.snap.VariantByMint(c.Mint); ok {
 			c.Registry = &RegistryClaim{AssetID: a.AssetID, Kind: v.Kind, TrustTier: v.TrustTier, Claimed: ClaimedSymbols(a, v)}
 			c.Symbol, c.Name = cmp.Or(v.Symbol, a.Symbol, c.Symbol), cmp.Or(v.Name, a.Name, c.Name)
+			rv = v
 		}
 	}
 	id, ok := g.ids[c.Mint]
@@ -527,6 +626,14 @@ func (s *Service) enrich(g *gather, c *Candidate) {
 		if c.Symbol == "" && c.Name == "" {
 			c.Symbol, c.Name = d.idx.Symbol(id), d.idx.Name(id)
 		}
+		if rv == nil || rv.Decimals == nil || rv.LogoURI == "" {
+			tk := d.idx.Token(id)
+			c.Decimals, c.LogoURI = cmp.Or(tk.Decimals, c.Decimals), cmp.Or(tk.LogoURI, c.LogoURI)
+		}
+	}
+	// Metadata: the registry's, else the index's, else the provider's.
+	if rv != nil {
+		c.Decimals, c.LogoURI = cmp.Or(rv.Decimals, c.Decimals), cmp.Or(rv.LogoURI, c.LogoURI)
 	}
 	c.CuratedLists = d.curated[c.Mint]
 	c.InLists = append([]string{}, c.CuratedLists...)

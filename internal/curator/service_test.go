@@ -3,6 +3,7 @@ package curator
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -84,5 +85,51 @@ func TestServiceSources(t *testing.T) {
 	}
 	if len(r.Suppressed) != 1 || r.Suppressed[0].Mint != provMint { // strict: no market data
 		t.Fatalf("suppressed: %+v", r.Suppressed)
+	}
+}
+
+// TestResultMetadata: results carry the reference's shapes: attestation
+// codes, and market decimals and logoURI from the registry, else the
+// token index, else the market snapshot (cleaned).
+func TestResultMetadata(t *testing.T) {
+	snap := seedSnapshot(t)
+	// Synthetic mints (base58 shapes, not real tokens).
+	const withMeta, bare = "SynMeta1111111111111111111111111111111111111", "SynBare1111111111111111111111111111111111111"
+	nine, five, seven := 9, 5, 7
+	var b tokenindex.Builder
+	b.Add(tokenindex.Token{Mint: withMeta, Symbol: "SYNMETA", Name: "Synthetic meta", Decimals: &nine, LogoURI: "https://example.invalid/meta.png"})
+	b.Add(tokenindex.Token{Mint: bare, Symbol: "SYNMETA", Name: "Synthetic bare"})
+	x := b.Build()
+	badLogo, goodLogo := "javascript:alert(1)", "https://example.invalid/market.png"
+	mk := &markets{m: map[string]*asset.Market{
+		withMeta: {Decimals: &five, LogoURI: &goodLogo},
+		bare:     {Decimals: &seven, LogoURI: &badLogo},
+	}}
+	svc := New(Config{Registry: func() *registry.Snapshot { return snap }, Index: func() *tokenindex.Index { return x }, Markets: mk,
+		Now: func() time.Time { return now }})
+	tests := []struct {
+		query, mint string
+		decimals    *int
+		logo        string // "" for null
+	}{
+		{"USDC", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", ptr(6), "https://raw.githubusercontent.com/solana-labs/token-list/main/assets/mainnet/EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v/logo.png"},
+		{"SYNMETA", withMeta, &nine, "https://example.invalid/meta.png"},
+		{"SYNMETA", bare, &seven, ""},
+	}
+	for _, tt := range tests {
+		res := svc.Search(context.Background(), Request{Query: tt.query, Policy: PolicyDegen, Limit: MaxLimit})
+		i := slices.IndexFunc(res.Results, func(r Result) bool { return r.Mint == tt.mint })
+		if i < 0 {
+			t.Fatalf("%s not found for %s: %+v", tt.mint, tt.query, res)
+		}
+		r := res.Results[i]
+		if r.Market.Decimals == nil || *r.Market.Decimals != *tt.decimals || deref(r.Market.LogoURI) != tt.logo {
+			t.Errorf("%s: decimals %v logo %q, want %d %q", tt.mint, r.Market.Decimals, deref(r.Market.LogoURI), *tt.decimals, tt.logo)
+		}
+		for _, a := range r.Claims.Attestations {
+			if a.Code != a.Kind || a.Code == "" {
+				t.Errorf("%s: attestation %+v", tt.mint, a)
+			}
+		}
 	}
 }

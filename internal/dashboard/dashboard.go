@@ -101,11 +101,18 @@ type Refresher interface {
 	Refresh(ctx context.Context, slugs ...string) error
 }
 
+// Sessions verifies session tokens and ends them: SignOut revokes a local
+// session in the store, so its token stops working on every replica.
+type Sessions interface {
+	session.Verifier
+	SignOut(ctx context.Context, token string) error
+}
+
 // Deps are the dashboard's collaborators. Usage may be nil (the chart says
 // "usage not available"); Tokens may be nil (no search).
 type Deps struct {
 	Log        *slog.Logger
-	Sessions   session.Verifier
+	Sessions   Sessions
 	Projects   Projects
 	Keys       Keys
 	KeyManager KeyManager

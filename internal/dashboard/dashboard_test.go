@@ -29,6 +29,8 @@ func (f fakeSessions) Verify(_ context.Context, tok string) (session.Identity, e
 	return id, nil
 }
 
+func (f fakeSessions) SignOut(context.Context, string) error { return nil }
+
 type fakeUsage []DayCount
 
 func (f fakeUsage) UsageByDay(context.Context, string, time.Time, time.Time) ([]DayCount, error) {
@@ -430,5 +432,33 @@ func TestKeyScopes(t *testing.T) {
 	}
 	if r := e.post(t, path, ownerTok, url.Values{"scope": {"assets:read"}}); r.status != 400 {
 		t.Fatalf("scopes of a revoked key: %d", r.status)
+	}
+}
+
+// TestSignOutRevokesSession: after sign-out the same token (a copy of the
+// cookie) no longer opens the dashboard: it is revoked in the store, not
+// only cleared from the browser.
+func TestSignOutRevokesSession(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	local := session.Local{Store: e.st, Now: time.Now}
+	tok, _, err := local.Create(ctx, "u-owner", "o@example.com", session.DefaultTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.h.d.Sessions = session.Router{Local: local}
+	page := projectURL(e.owner.ProjectID)
+	if r := e.do(t, "GET", page, tok, nil, false); r.status != 200 {
+		t.Fatalf("project page signed in: %d", r.status)
+	}
+	r := e.post(t, "/dashboard/signout", tok, nil)
+	if r.status != 303 || cookie(t, r.header, sessionCookie).MaxAge >= 0 {
+		t.Fatalf("sign-out: %d %v", r.status, r.header)
+	}
+	if r := e.do(t, "GET", page, tok, nil, false); r.status != 303 || r.header.Get("Location") != "/dashboard/" {
+		t.Fatalf("project page with the signed-out token: %d %v; want 303 to sign-in", r.status, r.header)
+	}
+	if r := e.do(t, "GET", "/dashboard/", tok, nil, false); r.status != 200 || !strings.Contains(r.body, `id="token"`) {
+		t.Fatalf("home with the signed-out token: %d; want the sign-in page", r.status)
 	}
 }

@@ -141,7 +141,14 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, Base+"/", http.StatusSeeOther)
 }
 
+// signOut revokes the session server-side, then drops the cookie: a copy
+// of the token (another browser, a leaked cookie) stops working too.
 func (h *Handler) signOut(w http.ResponseWriter, r *http.Request, _ *user) error {
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		if err := h.d.Sessions.SignOut(r.Context(), c.Value); err != nil {
+			return err
+		}
+	}
 	setCookie(w, r, sessionCookie, "", -1)
 	http.Redirect(w, r, Base+"/", http.StatusSeeOther)
 	return nil

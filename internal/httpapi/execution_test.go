@@ -104,9 +104,11 @@ func newExecHarness(t testing.TB) *execHarness {
 	e.adv.reset()
 	var keys []apikey.Key
 	for name, scopes := range map[string][]string{
-		"exec":    {apikey.ScopeAssetsRead, apikey.ScopeExecutionRead},
-		"noexec":  {apikey.ScopeAssetsRead},
-		"default": nil, // filled below from ParseScopes("")
+		"exec":     {apikey.ScopeAssetsRead, apikey.ScopeExecutionRead},
+		"assets":   {apikey.ScopeAssetsRead},
+		"execonly": {apikey.ScopeExecutionRead},
+		"noexec":   {apikey.ScopeProfileRead},
+		"default":  nil, // filled below from ParseScopes("")
 	} {
 		if scopes == nil {
 			scopes, _ = apikey.ParseScopes("")
@@ -189,15 +191,33 @@ func (e *execHarness) checkMintGate(t *testing.T, path, mint, cache string) {
 	wantErr(t, e.get(t, "exec", path), 503, "InternalServerError", "advisories_unavailable")
 }
 
+// TestExecutionScopeAndAuth: the spec says "scope `assets:read` unless
+// stated" and the execution paths state none, so the family admits
+// assets:read; execution:read (the finer grant) is admitted too. Any other
+// scope alone is 403, no key 401.
 func TestExecutionScopeAndAuth(t *testing.T) {
 	e := newExecHarness(t)
+	keys := []struct {
+		key  string
+		want int
+	}{
+		{"exec", 200},     // assets:read + execution:read
+		{"assets", 200},   // assets:read alone
+		{"execonly", 200}, // execution:read alone
+		{"default", 200},  // keys create without --scopes
+		{"noexec", 403},   // assets:profile:read alone
+	}
 	for _, p := range []string{"/v2/execution/links?mint=" + exCBBTC, "/v2/execution/evaluate?mint=" + exCBBTC, "/v2/execution/route?assetId=bitcoin"} {
-		wantErr(t, e.get(t, "noexec", p), 403, "ForbiddenError", "insufficient_scope")
+		for _, k := range keys {
+			r := e.get(t, k.key, p)
+			if k.want == 403 {
+				wantErr(t, r, 403, "ForbiddenError", "insufficient_scope")
+			} else if r.status != k.want {
+				t.Errorf("%s with key %q: %d %s; want %d", p, k.key, r.status, r.raw, k.want)
+			}
+		}
 		if r := e.do(t, "GET", p, nil, nil); r.status != 401 {
 			t.Errorf("%s without key: %d", p, r.status)
-		}
-		if r := e.get(t, "default", p); r.status != 200 {
-			t.Errorf("%s with a default-scoped key: %d %s", p, r.status, r.raw)
 		}
 	}
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/assetd/assetd/internal/analytics"
+	"github.com/assetd/assetd/internal/storage"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -75,5 +77,37 @@ func TestIngestTradesStreamUnavailable(t *testing.T) {
 	r := h.ingest(t, "trades", "application/x-ndjson", ev)
 	if r.status != 503 || errCode(r) != "trade_stream_unavailable" || strings.Contains(r.raw, "accepted") || strings.Contains(r.raw, "no servers") {
 		t.Fatalf("stream unavailable: %d %s", r.status, r.raw)
+	}
+}
+
+// A store with no space left (storage.ErrFull, however the handler wraps
+// it) answers 503 store_unavailable, acknowledging nothing, and is not
+// logged at error level per request: the store logs the state change once
+// (storage.FullWatch), so a full disk under load does not flood the log.
+func TestStoreFullIs503AndQuiet(t *testing.T) {
+	h, _, crypto := analyticsHarness(t)
+	ev := fmt.Sprintf(`{"signature":"f1","slot":5,"blockTime":%d,"mint":%q,"side":"sell","tokenAmount":1,"usdAmount":6,"priceUsd":6,"wallet":%q,"venue":"orca"}`,
+		h.now.Unix()-30, crypto.Variants[0].Mint, syntheticMints(1)[0])
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"sqlite full", fmt.Errorf("sqlite: insert trades: %w", fmt.Errorf("%w: database or disk is full (13)", storage.ErrFull))},
+		{"no space left on device", fmt.Errorf("store: %w: %w", storage.ErrFull, syscall.ENOSPC)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h.log.Reset()
+			h.srv.d.Trades = &fakeIngester{err: tc.err}
+			for range 20 {
+				r := h.ingest(t, "trades", "application/x-ndjson", ev)
+				if r.status != 503 || errCode(r) != "store_unavailable" || !strings.Contains(r.raw, `"_tag":"InternalServerError"`) ||
+					strings.Contains(r.raw, "accepted") || strings.Contains(r.raw, "disk") {
+					t.Fatalf("store full: %d %v %s", r.status, r.header, r.raw)
+				}
+			}
+			if n := strings.Count(h.log.String(), "level=ERROR"); n != 0 {
+				t.Errorf("%d error lines for 20 refused writes:\n%s", n, h.log.String())
+			}
+		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/assetd/assetd/internal/apierr"
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/coalesce"
+	"github.com/assetd/assetd/internal/framing"
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/usage"
 )
@@ -109,6 +110,24 @@ func (s *Server) withRequestID(next http.Handler) http.Handler {
 		}
 		w.Header()["X-Request-Id"] = ri.idHdr[:1:1]
 		next.ServeHTTP(w, r.WithContext(contextWith(r.Context(), ri)))
+	})
+}
+
+// withFraming answers 400 ambiguous_framing, and closes the connection, to
+// a request that carried both Content-Length and Transfer-Encoding: the
+// connection's listener (internal/framing) marks its head, since net/http
+// keeps Transfer-Encoding, deletes Content-Length and shows the handler
+// nothing of the conflict. Where the request ends is ambiguous, so
+// nothing more is read from that connection.
+func (s *Server) withFraming(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := r.Header[framing.Marker]; !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Connection", "close")
+		writeError(w, r, s.d.Log, apierr.BadRequestCode("ambiguous_framing",
+			"the request carries both Content-Length and Transfer-Encoding", nil))
 	})
 }
 

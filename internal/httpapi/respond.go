@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/assetd/assetd/internal/apierr"
+	"github.com/assetd/assetd/internal/storage"
 )
 
 // MaxBodyBytes is the largest request body accepted.
@@ -73,7 +74,9 @@ type envelopeBody struct {
 }
 
 // writeError renders err as the spec's error envelope and logs it: 5xx at
-// error level with the cause, 4xx at debug.
+// error level with the cause, 4xx at debug. An internal error caused by a
+// full store (storage.ErrFull) is 503 store_unavailable, logged at debug:
+// the store logs the change of state.
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	if rw, ok := w.(*recorder); ok && rw.matched && rw.status != 0 {
 		// The response already started (typically the client went away
@@ -84,6 +87,11 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		return
 	}
 	e := apierr.From(err)
+	storeFull := e.Kind == apierr.Internal && errors.Is(err, storage.ErrFull)
+	if storeFull {
+		e = &apierr.Error{Kind: apierr.Unavailable, Message: "the store has no space left for writes; nothing was written, retry later",
+			Details: apierr.Details{"code": "store_unavailable"}, Cause: err}
+	}
 	status := e.Kind.Status()
 	body := envelope{Error: envelopeBody{Tag: e.Kind.Tag(), Message: e.Message, Details: e.Details}}
 	if status >= 500 {
@@ -91,8 +99,15 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 			body.Error.Message = "internal server error"
 			body.Error.Details = nil
 		}
-		log.ErrorContext(r.Context(), "request failed", "request_id", requestID(r.Context()), "method", r.Method,
-			"path", r.URL.Path, "err", err)
+		if storeFull {
+			// The store logs the state change once (storage.FullWatch);
+			// one line per refused write would flood the log.
+			log.DebugContext(r.Context(), "request refused: store full", "request_id", requestID(r.Context()), "method", r.Method,
+				"path", r.URL.Path, "err", err)
+		} else {
+			log.ErrorContext(r.Context(), "request failed", "request_id", requestID(r.Context()), "method", r.Method,
+				"path", r.URL.Path, "err", err)
+		}
 	} else {
 		log.DebugContext(r.Context(), "request refused", "request_id", requestID(r.Context()), "status", status, "err", err)
 	}

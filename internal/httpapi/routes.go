@@ -38,7 +38,9 @@ func (rt route) conditional() bool {
 
 // Scopes follow the spec: `assets:read` unless stated. Only the
 // mint-scoped risk-summary states another (riskRead); the fine-grained
-// scopes otherwise govern asset detail include blocks (detailRead).
+// scopes otherwise govern asset detail include blocks (detailRead). The
+// execution family states none, so it admits assets:read, and
+// execution:read as its own narrower grant (execRead).
 var (
 	read     = []string{apikey.ScopeAssetsRead}
 	riskRead = []string{apikey.ScopeAssetsRead, apikey.ScopeRiskRead}
@@ -46,7 +48,7 @@ var (
 	// each include block then checks its own scope (includes.go).
 	detailRead  = []string{apikey.ScopeAssetsRead, apikey.ScopeProfileRead, apikey.ScopeRiskRead, apikey.ScopeOHLCVRead, apikey.ScopeMarketsRead}
 	tradesWrite = []string{apikey.ScopeTradesWrite}
-	execRead    = []string{apikey.ScopeExecutionRead}
+	execRead    = []string{apikey.ScopeAssetsRead, apikey.ScopeExecutionRead}
 )
 
 // Cache-Control policies (always private: responses depend on the key).
@@ -105,7 +107,7 @@ func (s *Server) routes() []route {
 	}
 	if s.d.Execution != nil {
 		rs = append(rs, []route{
-			// Execution (v2): execution:read; errors (refusals included) are no-store.
+			// Execution (v2): assets:read or execution:read; errors (refusals included) are no-store.
 			{pattern: "GET /v2/execution/links", scopes: execRead, cache: cacheLinks, handler: s.executionLinks},
 			{pattern: "GET /v2/execution/evaluate", scopes: execRead, cache: noStore, handler: s.executionEvaluate},
 			{pattern: "GET /v2/execution/route", scopes: execRead, cache: noStore, handler: s.executionRoute},

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -190,6 +191,17 @@ func TestSearchTokensEndpoint(t *testing.T) {
 	first := res[0].(map[string]any)
 	if first["mint"] != mkUSDC || first["verified"] != true {
 		t.Fatalf("first result %v", first)
+	}
+	// The reference's shapes: attestations carry code (and kind); the
+	// market block carries decimals and logoURI (the seed's USDC: 6 and
+	// its token-list logo).
+	for _, a := range first["claims"].(map[string]any)["attestations"].([]any) {
+		if a := a.(map[string]any); a["code"] == nil || a["code"] != a["kind"] {
+			t.Errorf("attestation %v: code is not the kind", a)
+		}
+	}
+	if m := first["market"].(map[string]any); m["decimals"] != 6.0 || !strings.HasPrefix(fmt.Sprint(m["logoURI"]), "https://") {
+		t.Errorf("market block %v: want decimals 6 and a logo", m)
 	}
 	var impostor map[string]any
 	for _, x := range res {

@@ -227,7 +227,7 @@ func (s *Server) build(extra []route) http.Handler {
 		rt.cacheHdr = []string{rt.cache}
 		mux.Handle(rt.pattern, s.wrap(rt))
 	}
-	return s.withSimulated(s.withRequestID(s.withRecover(s.withInstrument(s.withCORS(s.dispatch(mux))))))
+	return s.withSimulated(s.withRequestID(s.withFraming(s.withRecover(s.withInstrument(s.withCORS(s.dispatch(mux)))))))
 }
 
 // ServeHTTP implements http.Handler.

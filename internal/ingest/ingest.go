@@ -418,7 +418,9 @@ type RebuildStats struct {
 	// Trades is the stored trades read; Recandled those above the candle
 	// mark (re-applied to the candles too), the rest only to the windows.
 	Trades, Recandled int
-	Took              time.Duration
+	// RebuiltCandles is the skipped candles rebuilt from stored trades.
+	RebuiltCandles int
+	Took           time.Duration
 }
 
 // Rebuild restores the engine from the store, before any Ingest: it
@@ -530,6 +532,11 @@ func (in *Ingester) Rebuild(ctx context.Context) (RebuildStats, error) {
 		// An invalid stored row (e.g. a +Inf volume written before the
 		// value bounds) is skipped and counted, never a refused start.
 		in.log.Warn("invalid stored candles skipped", "skipped", len(skipped), "loaded", st.Candles, "first", skipped[0])
+		if err == nil {
+			var rerr error
+			st.RebuiltCandles, rerr = in.recandleSkipped(ctx, skipped, mark)
+			err = rerr
+		}
 	}
 	st.SkippedCandles = len(skipped)
 	in.applied = max(last, mark)
@@ -547,6 +554,40 @@ func (in *Ingester) Rebuild(ctx context.Context) (RebuildStats, error) {
 	in.log.Info("analytics state rebuilt from stored trades", "candles", st.Candles, "trades", st.Trades,
 		"recandled", st.Recandled, "candle_mark", mark, "applied_seq", in.applied, "took", st.Took.Round(time.Millisecond))
 	return st, nil
+}
+
+// recandleSkipped rebuilds the bars LoadCandles skipped from the stored
+// trades at or below the candle mark (the scan of Rebuild applied those
+// only to the windows; the trades above the mark already went into every
+// bar, skipped ones included). The bars become dirty, so the next save
+// replaces the bad rows. Bars whose trades are past the trade retention
+// keep only what later trades give them. It returns how many bars were
+// rebuilt. Callers hold in.mu.
+func (in *Ingester) recandleSkipped(ctx context.Context, skipped []error, mark int64) (int, error) {
+	bars := make(map[analytics.CandleRef]struct{}, len(skipped))
+	for _, e := range skipped {
+		if sc, ok := errors.AsType[*analytics.SkippedCandle](e); ok {
+			bars[sc.CandleRef] = struct{}{}
+		}
+	}
+	if len(bars) == 0 || mark <= 0 {
+		return 0, nil
+	}
+	hit := make(map[analytics.CandleRef]struct{}, len(bars))
+	buf := make([]analytics.Trade, 0, 256)
+	err := in.st.ScanTrades(ctx, 0, mark+1, func(rows []storage.StoredTrade) error {
+		buf = buf[:0]
+		for i := range rows {
+			buf = append(buf, rows[i].Trade)
+		}
+		in.eng.Recandle(buf, bars, hit)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("rebuilding skipped candles: %w", err)
+	}
+	in.log.Info("skipped candles rebuilt from stored trades", "rebuilt", len(hit), "skipped", len(bars))
+	return len(hit), nil
 }
 
 // awaitMark waits until the candle load reported the mark (markRead) or

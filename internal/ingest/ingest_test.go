@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -358,5 +359,75 @@ func TestConcurrentBatchesAppliedOnceInOrder(t *testing.T) {
 	want := int64((senders + 1) * batches * size)
 	if vol, count, win := totals(eng, senders+1); vol != float64(2*want) || count != want || win != want {
 		t.Fatalf("candle volume %g, trades %d, window trades %d; want %d, %d, %d", vol, count, win, 2*want, want, want)
+	}
+}
+
+// A stored candle skipped as invalid at start is rebuilt from the stored
+// trades of its bar: those at or below the candle mark (which Rebuild
+// otherwise only warms the windows with) as well as those above it, so
+// the rebuilt bar equals the one the engine had before the restart (and
+// is saved again at the next flush, replacing the bad row).
+func TestRebuildRecandlesSkippedCandles(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name      string
+		intervals []market.Interval
+	}{
+		{"1D", []market.Interval{"1D"}},
+		{"1D and 1W", []market.Interval{"1D", "1W"}},
+		{"every interval", market.Intervals},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			eng1, in := server(t, dir)
+			mustIngest(t, in, trades("one", 300, 4))
+			if _, err := in.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			mustIngest(t, in, trades("two", 200, 4)) // above the mark
+
+			st := openStore(t, dir)
+			rows, _, err := st.CandleState(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mint := address("mint", 0)
+			var bad []analytics.CandleUpdate
+			for _, r := range rows {
+				if r.Mint == mint && slices.Contains(tc.intervals, r.Interval) {
+					r.Volume = math.Inf(1) // what two 1e308 trades left before the value bounds
+					bad = append(bad, r)
+				}
+			}
+			if len(bad) == 0 {
+				t.Fatal("no stored candle to spoil")
+			}
+			if err := st.UpsertCandles(ctx, bad); err != nil {
+				t.Fatal(err)
+			}
+
+			for round := range 2 { // the restart, then one after its flush
+				eng2, in2 := server(t, dir)
+				for _, iv := range tc.intervals {
+					want := eng1.Candles(mint, iv, 0, now.Unix()+86400*7)
+					got := eng2.Candles(mint, iv, 0, now.Unix()+86400*7)
+					if !slices.Equal(got, want) {
+						t.Errorf("round %d, %s candles of mint 0:\n got %v\nwant %v", round, iv, got, want)
+					}
+				}
+				if _, err := in2.Flush(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if rows, _, err := st.CandleState(ctx); err != nil {
+				t.Fatal(err)
+			} else {
+				for _, r := range rows {
+					if math.IsInf(r.Volume, 0) {
+						t.Errorf("bad row still stored after the flush: %+v", r)
+					}
+				}
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/assetd/assetd/internal/metadata"
 	"github.com/assetd/assetd/internal/storage"
 )
 
@@ -254,8 +255,10 @@ func lookupSlug(slug string) error {
 func (s *Service) checkName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	n := utf8.RuneCountInString(name)
-	if n == 0 || n > s.limits.NameLen || !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 {
-		return "", ruleErr(CodeInvalidName, "name must be 1 to %d characters without control characters", s.limits.NameLen)
+	// metadata.Unsafe: control, bidi (U+202E and the rest), zero-width and
+	// noncharacters, the set the token metadata sanitizer removes.
+	if n == 0 || n > s.limits.NameLen || !utf8.ValidString(name) || strings.IndexFunc(name, metadata.Unsafe) >= 0 {
+		return "", ruleErr(CodeInvalidName, "name must be 1 to %d characters without control, bidi or invisible characters", s.limits.NameLen)
 	}
 	return name, nil
 }

@@ -206,9 +206,42 @@ type claims struct {
 	PrimaryEmail string `json:"primary_email"`
 }
 
+// errCritical rejects a token whose header has "crit": the verifier
+// understands no JWS extension, so every one a token marks critical is
+// unknown and RFC 7515 §4.1.11 requires the token be rejected.
+var errCritical = errors.New(`header "crit" names extensions this verifier does not understand`)
+
+// UnmarshalJSON decodes the claims after checking that exp, nbf and iat,
+// when present and not null, are JSON numbers (RFC 7519 §2 NumericDate):
+// golang-jwt's NumericDate also takes a numeric string such as
+// "1900000000", which a conforming issuer never sends.
+func (c *claims) UnmarshalJSON(b []byte) error {
+	var dates struct {
+		Exp json.RawMessage `json:"exp"`
+		Nbf json.RawMessage `json:"nbf"`
+		Iat json.RawMessage `json:"iat"`
+	}
+	if err := json.Unmarshal(b, &dates); err != nil {
+		return err
+	}
+	for _, d := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"exp", dates.Exp}, {"nbf", dates.Nbf}, {"iat", dates.Iat}} {
+		if len(d.raw) == 0 || string(d.raw) == "null" {
+			continue
+		}
+		if ch := d.raw[0]; ch != '-' && (ch < '0' || ch > '9') {
+			return fmt.Errorf("claim %s is not a number: %.32s", d.name, d.raw)
+		}
+	}
+	type plain claims // without this method
+	return json.Unmarshal(b, (*plain)(c))
+}
+
 // Verify checks token's signature against the issuer's keys and its exp
-// (required), nbf and iat (when present) with Leeway, iss and, when
-// configured, aud. It maps sub (required) to UserID, sid (else jti) to
+// (required, a number), nbf and iat (when present, numbers) with Leeway,
+// iss and, when configured, aud; a header "crit" is rejected. It maps sub (required) to UserID, sid (else jti) to
 // SessionID and email (else primary_email) to PrimaryEmail. Every failure
 // wraps session.ErrInvalid.
 func (v *Verifier) Verify(ctx context.Context, token string) (session.Identity, error) {
@@ -223,7 +256,14 @@ func (v *Verifier) Verify(ctx context.Context, token string) (session.Identity, 
 		return session.Identity{}, fmt.Errorf("%w: oidc: %w", session.ErrInvalid, err)
 	}
 	var c claims
-	if _, err := v.parser.ParseWithClaims(token, &c, keys.KeyfuncCtx(ctx)); err != nil {
+	keyOf := keys.KeyfuncCtx(ctx)
+	noCrit := func(t *jwt.Token) (any, error) {
+		if _, ok := t.Header["crit"]; ok {
+			return nil, errCritical
+		}
+		return keyOf(t)
+	}
+	if _, err := v.parser.ParseWithClaims(token, &c, noCrit); err != nil {
 		return session.Identity{}, fmt.Errorf("%w: oidc: %w", session.ErrInvalid, err)
 	}
 	if c.Subject == "" {

@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -71,6 +72,18 @@ func TestVerify(t *testing.T) {
 		parts[1] = b64u(mustJSON(t, valid(func(c jwt.MapClaims) { c["sub"] = "admin" })))
 		return strings.Join(parts, ".")
 	}
+	withHeader := func(s signer, hdr map[string]any) string { // a valid token with extra header fields
+		tok := jwt.NewWithClaims(s.method, valid(nil))
+		tok.Header["kid"] = s.kid
+		for k, v := range hdr {
+			tok.Header[k] = v
+		}
+		out, err := tok.SignedString(s.priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
 	wantID := session.Identity{UserID: "user_123", SessionID: "sess_abc", PrimaryEmail: "ada@example.com"}
 
 	accepted := []struct {
@@ -110,6 +123,13 @@ func TestVerify(t *testing.T) {
 		{"not yet valid", rsaKey.sign(t, valid(func(c jwt.MapClaims) { c["nbf"] = now.Add(time.Minute).Unix() })), jwt.ErrTokenNotValidYet},
 		{"issued in the future", rsaKey.sign(t, valid(func(c jwt.MapClaims) { c["iat"] = now.Add(time.Minute).Unix() })), jwt.ErrTokenUsedBeforeIssued},
 		{"exp not a number", rsaKey.sign(t, valid(func(c jwt.MapClaims) { c["exp"] = "tomorrow" })), jwt.ErrTokenMalformed},
+		{"exp a numeric string", rsaKey.sign(t, valid(func(c jwt.MapClaims) { c["exp"] = strconv.FormatInt(now.Add(time.Hour).Unix(), 10) })), jwt.ErrTokenMalformed},
+		{"exp a boolean", rsaKey.sign(t, valid(func(c jwt.MapClaims) { c["exp"] = true })), jwt.ErrTokenMalformed},
+		{"nbf a numeric string", rsaKey.sign(t, valid(func(c jwt.MapClaims) { c["nbf"] = strconv.FormatInt(now.Unix(), 10) })), jwt.ErrTokenMalformed},
+		{"iat a numeric string", rsaKey.sign(t, valid(func(c jwt.MapClaims) { c["iat"] = strconv.FormatInt(now.Unix(), 10) })), jwt.ErrTokenMalformed},
+		{"unknown crit header", withHeader(rsaKey, map[string]any{"crit": []string{"exp-ext"}, "exp-ext": 1}), jwt.ErrTokenUnverifiable},
+		{"crit naming nothing", withHeader(rsaKey, map[string]any{"crit": []string{}}), jwt.ErrTokenUnverifiable},
+		{"crit not an array", withHeader(rsaKey, map[string]any{"crit": "b64"}), jwt.ErrTokenUnverifiable},
 		{"wrong issuer", rsaKey.sign(t, valid(func(c jwt.MapClaims) { c["iss"] = "https://evil.example" })), jwt.ErrTokenInvalidIssuer},
 		{"issuer with trailing slash", rsaKey.sign(t, valid(func(c jwt.MapClaims) { c["iss"] = iss.URL() + "/" })), jwt.ErrTokenInvalidIssuer},
 		{"missing issuer", rsaKey.sign(t, valid(func(c jwt.MapClaims) { delete(c, "iss") })), jwt.ErrTokenRequiredClaimMissing},

@@ -77,6 +77,9 @@ type Candidate struct {
 	// CuratedRank is the mint's 1-based position across the curated lists;
 	// 0 (or negative) means unranked. Ranked beats unranked, lower wins.
 	CuratedRank int
+	// Restricted marks a variant under a compromised or blocked advisory:
+	// it is a candidate only when every variant of the asset is.
+	Restricted bool
 }
 
 // smallN sizes the stack scratch buffers; larger sets spill to the heap.
@@ -89,6 +92,9 @@ const smallN = 32
 // "equity"; now is the clock fill-quality freshness is judged against.
 //
 // Steps:
+//  0. Restricted candidates (a compromised or blocked advisory) are left
+//     out while any other exists, so such a variant is never primary while
+//     another could be (the execution endpoints refuse it).
 //  1. Candidates are the spot-like variants, or all when none is spot-like.
 //     A single candidate is returned with only_candidate.
 //  2. Activity filter (see filterByActivity); if it leaves one candidate
@@ -391,14 +397,18 @@ func cmpRank(a, b int) int {
 // candidateBase appends to dst the indexes of the spot-like candidates,
 // or of all candidates when none is spot-like (step 1 of SelectPrimary).
 func candidateBase(cands []Candidate, dst []int) []int {
+	// Restricted ones only when nothing else is left (step 0).
+	restricted := !slices.ContainsFunc(cands, func(c Candidate) bool { return !c.Restricted })
 	for i := range cands {
-		if asset.IsSpotLike(cands[i].Kind) {
+		if cands[i].Restricted == restricted && asset.IsSpotLike(cands[i].Kind) {
 			dst = append(dst, i)
 		}
 	}
 	if len(dst) == 0 {
 		for i := range cands {
-			dst = append(dst, i)
+			if cands[i].Restricted == restricted {
+				dst = append(dst, i)
+			}
 		}
 	}
 	return dst
@@ -412,10 +422,11 @@ const (
 	IsCandidate       Candidacy = iota // a primary candidate
 	NotSpotLike                        // dropped: not spot-like while others are
 	DroppedByActivity                  // dropped by the activity filter
+	RestrictedVariant                  // dropped: restricted while others are not
 )
 
 // PrimaryCandidacy reports, per candidate, whether it survives the first
-// two steps of SelectPrimary (the spot-like set, then the activity filter)
+// steps of SelectPrimary (restriction, the spot-like set, then the activity filter)
 // and, when not, which step dropped it. The route endpoint excludes the
 // dropped variants with these reasons.
 func PrimaryCandidacy(cands []Candidate) []Candidacy {
@@ -425,8 +436,13 @@ func PrimaryCandidacy(cands []Candidate) []Candidacy {
 	for _, i := range base {
 		in[i] = true
 	}
+	anyOpen := slices.ContainsFunc(cands, func(c Candidate) bool { return !c.Restricted })
 	for i := range out {
-		if !in[i] {
+		switch {
+		case in[i]:
+		case cands[i].Restricted && anyOpen:
+			out[i] = RestrictedVariant
+		default:
 			out[i] = NotSpotLike
 		}
 	}

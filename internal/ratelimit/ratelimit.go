@@ -1,6 +1,9 @@
 // Package ratelimit enforces per-key request rates and monthly quotas.
 // Limiter is the interface the HTTP layer consumes; Memory is the
 // in-process implementation (a Redis one can satisfy the same interface).
+// Quotas wraps a Limiter and enforces monthly quotas through a durable
+// Ledger instead, reserving units in blocks before they are granted, so a
+// crash never lets a key past its quota.
 //
 // The rate limit is a sliding window approximated by two fixed buckets: the
 // previous bucket's count is weighted by the part of it still inside the

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/assetd/assetd/internal/storage"
 )
 
 // Identity is what whoami returns.
@@ -41,12 +43,33 @@ type Session struct {
 	TokenHash string
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	RevokedAt time.Time // zero while the session is not revoked
 }
 
-// Store persists local sessions. SessionByHash wraps storage.ErrNotFound.
+// DefaultTTL is the lifetime of a local session unless its creator says
+// otherwise (docs/auth.md, "Sessions").
+const DefaultTTL = 7 * 24 * time.Hour
+
+// Status is "active", "expired" or "revoked" at now.
+func (s Session) Status(now time.Time) string {
+	switch {
+	case !s.RevokedAt.IsZero():
+		return "revoked"
+	case !now.Before(s.ExpiresAt):
+		return "expired"
+	}
+	return "active"
+}
+
+// Store persists local sessions. SessionByHash and RevokeSession wrap
+// storage.ErrNotFound. RevokeSession keeps the first revocation time;
+// ListSessions returns userID's sessions (every session for ""), newest
+// first.
 type Store interface {
 	CreateSession(ctx context.Context, s Session) error
 	SessionByHash(ctx context.Context, tokenHash string) (Session, error)
+	RevokeSession(ctx context.Context, id string, at time.Time) error
+	ListSessions(ctx context.Context, userID string) ([]Session, error)
 }
 
 // Local issues and verifies local sessions.
@@ -90,10 +113,43 @@ func (l Local) Verify(ctx context.Context, token string) (Identity, error) {
 	if err != nil {
 		return Identity{}, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	if !l.Now().Before(s.ExpiresAt) {
-		return Identity{}, fmt.Errorf("%w: session %s expired", ErrInvalid, s.ID)
+	if st := s.Status(l.Now()); st != "active" {
+		return Identity{}, fmt.Errorf("%w: session %s %s", ErrInvalid, s.ID, st)
 	}
 	return Identity{UserID: s.UserID, SessionID: s.ID, PrimaryEmail: s.Email}, nil
+}
+
+// SignOut revokes the local session token belongs to, so the token stops
+// working everywhere the store is read (every replica: sessions are not
+// cached). An unknown or malformed token is not an error: there is nothing
+// left to revoke.
+func (l Local) SignOut(ctx context.Context, token string) error {
+	if !strings.HasPrefix(token, LocalPrefix) || len(token) != len(LocalPrefix)+64 {
+		return nil
+	}
+	s, err := l.Store.SessionByHash(ctx, hashToken(token))
+	if err != nil {
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		return fmt.Errorf("sign out: %w", err)
+	}
+	if !s.RevokedAt.IsZero() {
+		return nil
+	}
+	if err := l.Store.RevokeSession(ctx, s.ID, l.Now()); err != nil {
+		return fmt.Errorf("sign out: %w", err)
+	}
+	return nil
+}
+
+// Revoke revokes the session with id (`assetd sessions revoke`); an
+// unknown id wraps storage.ErrNotFound.
+func (l Local) Revoke(ctx context.Context, id string) error {
+	if err := l.Store.RevokeSession(ctx, id, l.Now()); err != nil {
+		return fmt.Errorf("revoke session %s: %w", id, err)
+	}
+	return nil
 }
 
 func hashToken(t string) string {
@@ -106,6 +162,19 @@ func hashToken(t string) string {
 type Router struct {
 	Local Verifier
 	JWT   Verifier
+}
+
+// SignOut ends the session of token: a local session is revoked in the
+// store; an identity-provider JWT cannot be revoked here (its issuer owns
+// it), so signing out of one only drops the caller's copy.
+func (r Router) SignOut(ctx context.Context, token string) error {
+	l, ok := r.Local.(interface {
+		SignOut(ctx context.Context, token string) error
+	})
+	if !ok || !strings.HasPrefix(token, LocalPrefix) {
+		return nil
+	}
+	return l.SignOut(ctx, token)
 }
 
 // Verify implements Verifier.

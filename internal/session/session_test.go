@@ -20,6 +20,19 @@ func (m memStore) SessionByHash(_ context.Context, h string) (Session, error) {
 	}
 	return s, nil
 }
+func (m memStore) RevokeSession(_ context.Context, id string, at time.Time) error {
+	for h, s := range m {
+		if s.ID == id {
+			if s.RevokedAt.IsZero() {
+				s.RevokedAt = at
+				m[h] = s
+			}
+			return nil
+		}
+	}
+	return storage.ErrNotFound
+}
+func (m memStore) ListSessions(context.Context, string) ([]Session, error) { return nil, nil }
 
 func TestLocalSessions(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -73,5 +86,47 @@ func TestRouter(t *testing.T) {
 	}
 	if _, err := (Router{Local: fixed{}}).Verify(context.Background(), "eyJ.x.y"); !errors.Is(err, ErrInvalid) {
 		t.Errorf("JWT without an issuer: %v", err)
+	}
+}
+
+// TestSignOutRevokes: after sign-out (or a revocation by id) the token is
+// refused, though it has not expired; signing out twice, or with an
+// unknown token, is not an error.
+func TestSignOutRevokes(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	st := memStore{}
+	l := Local{Store: st, Now: func() time.Time { return now }}
+	r := Router{Local: l}
+	a, _, err := l.Create(ctx, "user_1", "a@example.com", DefaultTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, sb, err := l.Create(ctx, "user_1", "a@example.com", DefaultTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SignOut(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Verify(ctx, a); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "revoked") {
+		t.Fatalf("token after sign-out: %v; want ErrInvalid (revoked)", err)
+	}
+	if _, err := r.Verify(ctx, b); err != nil {
+		t.Fatalf("the user's other session: %v", err)
+	}
+	if err := l.Revoke(ctx, sb.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Verify(ctx, b); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("token after revoke: %v; want ErrInvalid", err)
+	}
+	for _, tok := range []string{a, LocalPrefix + strings.Repeat("0", 64), "eyJ.x.y", ""} {
+		if err := r.SignOut(ctx, tok); err != nil {
+			t.Errorf("SignOut(%q) = %v", tok, err)
+		}
+	}
+	if err := l.Revoke(ctx, "sess_unknown"); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("revoke unknown: %v; want ErrNotFound", err)
 	}
 }

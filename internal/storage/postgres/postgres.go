@@ -31,6 +31,7 @@ var migrationsFS embed.FS
 const (
 	codeUniqueViolation = "23505"
 	codeDuplicateSchema = "42P06"
+	codeDiskFull        = "53100"
 )
 
 // migrateLockClass is the first half of the two-part advisory lock key taken
@@ -45,11 +46,23 @@ type Store struct {
 	// onCommit, when set (OnCommit, before use), hears the change topics
 	// of every committed write transaction.
 	onCommit storage.CommitHook
+	full     storage.FullWatch
 }
 
 // OnCommit has fn called after every committed transaction that bumped
 // change topics, with those topics. Set it before the store is used.
 func (s *Store) OnCommit(fn storage.CommitHook) { s.onCommit = fn }
+
+// OnFull has fn called when writes start failing because the server's
+// disk is full (disk_full), and when a write succeeds again
+// (storage.FullWatch: once per change, not per failed write).
+func (s *Store) OnFull(fn func(full bool, cause error)) { s.full.OnChange(fn) }
+
+// isDiskFull reports whether err is PostgreSQL's disk_full.
+func isDiskFull(err error) bool {
+	pe, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && pe.Code == codeDiskFull
+}
 
 // Open connects to databaseURL (a postgres:// URL or key=value DSN; pool
 // settings such as pool_max_conns may be given in it). It does not migrate;
@@ -223,7 +236,12 @@ func applyOne(ctx context.Context, conn *pgxpool.Conn, m storage.Migration) (ok 
 
 // withTx runs fn in a transaction, committed if fn returns nil; the
 // topics fn bumped go to the commit hook after the commit.
+// A failure for want of space wraps storage.ErrFull (see OnFull).
 func (s *Store) withTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return s.full.Observe(s.tx(ctx, fn), isDiskFull)
+}
+
+func (s *Store) tx(ctx context.Context, fn func(pgx.Tx) error) error {
 	if s.onCommit == nil {
 		return pgx.BeginFunc(ctx, s.pool, fn)
 	}

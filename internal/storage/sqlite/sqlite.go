@@ -14,11 +14,12 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/assetd/assetd/internal/storage"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"modernc.org/sqlite" // also registers the "sqlite" database/sql driver
 )
 
 //go:embed migrations/*.sql
@@ -39,6 +40,7 @@ type Store struct {
 	// is one at a time: a single writer connection).
 	mu     sync.Mutex
 	bumped []string
+	full   storage.FullWatch
 }
 
 // OnCommit has fn called after every committed transaction that bumped
@@ -145,8 +147,30 @@ func (s *Store) applyOne(ctx context.Context, m storage.Migration) (bool, error)
 	return true, tx.Commit()
 }
 
-// withTx runs fn in a write transaction.
+// OnFull has fn called when writes start failing because the database
+// or its disk is full, and when a write succeeds again (storage.FullWatch:
+// once per change, not per failed write).
+func (s *Store) OnFull(fn func(full bool, cause error)) { s.full.OnChange(fn) }
+
+// sqliteFull is SQLite's result code for "database or disk is full".
+const sqliteFull = 13
+
+// isFull reports whether err means the database or its disk is full:
+// SQLITE_FULL (extended codes included) or ENOSPC.
+func isFull(err error) bool {
+	if se, ok := errors.AsType[*sqlite.Error](err); ok && se.Code()&0xff == sqliteFull {
+		return true
+	}
+	return errors.Is(err, syscall.ENOSPC)
+}
+
+// withTx runs fn in a write transaction. A failure for want of space
+// wraps storage.ErrFull (see OnFull).
 func (s *Store) withTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.full.Observe(s.tx(ctx, fn), isFull)
+}
+
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -3,11 +3,15 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/storage/sqlite"
 	"github.com/assetd/assetd/internal/storage/storetest"
@@ -102,5 +106,53 @@ func TestRegistryBodyEncoding(t *testing.T) {
 	}
 	if got["big"] != big || got["old"] != big || got["small"] != `{"assets":[]}` {
 		t.Errorf("bodies read back differ from those imported (%d, %d, %q)", len(got["big"]), len(got["old"]), got["small"])
+	}
+}
+
+// A full database (PRAGMA max_page_count standing in for a full disk)
+// fails writes with storage.ErrFull, reports the state change once
+// however many writes fail, and once more when a write succeeds again;
+// reads go on meanwhile.
+func TestFullDiskReportedOncePerChange(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, t.TempDir())
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var changes []bool
+	s.OnFull(func(full bool, cause error) { changes = append(changes, full) })
+	now := time.Unix(1_800_000_000, 0)
+	batch := func(prefix string) []analytics.Trade { // visibly synthetic trades, enough to need new pages
+		out := make([]analytics.Trade, 200)
+		for i := range out {
+			out[i] = analytics.Trade{Signature: fmt.Sprintf("%s-%d-%s", prefix, i, strings.Repeat("s", 80)), Slot: int64(i), BlockTime: now.Unix(),
+				Mint: "So11111111111111111111111111111111111111112", Side: analytics.SideBuy, TokenAmount: 1, USDAmount: 1, PriceUSD: 1,
+				Wallet: "So11111111111111111111111111111111111111112", Venue: "TestVenue"}
+		}
+		return out
+	}
+	if _, err := s.InsertTrades(ctx, batch("before"), now); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.LimitPages(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		_, err := s.InsertTrades(ctx, batch(fmt.Sprintf("full%d", i)), now)
+		if !errors.Is(err, storage.ErrFull) {
+			t.Fatalf("write %d on a full database: %v; want storage.ErrFull", i, err)
+		}
+	}
+	if _, err := s.Versions(ctx); err != nil {
+		t.Errorf("read on a full database: %v", err)
+	}
+	if err := s.LimitPages(ctx, -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.InsertTrades(ctx, batch("after"), now); err != nil {
+		t.Fatalf("write after space came back: %v", err)
+	}
+	if !slices.Equal(changes, []bool{true, false}) {
+		t.Errorf("state changes %v; want [true false] (once full, once writable)", changes)
 	}
 }

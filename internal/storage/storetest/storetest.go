@@ -17,6 +17,7 @@ import (
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/news"
 	"github.com/assetd/assetd/internal/project"
+	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/tokenindex"
@@ -37,6 +38,8 @@ type Store interface {
 	Versions(ctx context.Context) (map[string]int64, error)
 	UsageByDay(ctx context.Context, keyID string, sinceMinute int64) ([]usage.DayCount, error)
 	ChargedSince(ctx context.Context, sinceMinute int64) (map[string]int64, error)
+	ratelimit.Ledger
+	QuotaReserved(ctx context.Context, key string, month time.Time) (int64, error)
 	ClaimStoreMode(ctx context.Context, mode string) (string, error)
 	PutRegistryDocument(ctx context.Context, d storage.RegistryDocument) (bool, error)
 	DeleteRegistryDocument(ctx context.Context, source string) error
@@ -74,8 +77,10 @@ func Run(t *testing.T, h Harness) {
 		{"SetKeyScopes", testScopes},
 		{"VersionsBumpOnKeyWrites", testVersions},
 		{"Sessions", testSessions},
+		{"SessionRevocation", testSessionRevocation},
 		{"UsageAggregates", testUsageAggregates},
 		{"UsagePrune", testUsagePrune},
+		{"QuotaLedger", testQuotaLedger}, // quota.go
 		{"StoreMode", testStoreMode},
 		{"ConcurrentKeyCreates", testConcurrentCreates},
 		{"RegistryDocuments", testRegistryDocuments},
@@ -342,6 +347,57 @@ func testSessions(t *testing.T, h Harness) {
 	}
 	if _, err := s.SessionByHash(ctx, hash(10)); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("missing session: %v; want ErrNotFound", err)
+	}
+}
+
+// testSessionRevocation: a revocation is stored (the first time kept), is
+// read back by another handle (another replica), and ListSessions filters
+// by user, newest first.
+func testSessionRevocation(t *testing.T, h Harness) {
+	s, other := h.Fresh(t)
+	ctx := context.Background()
+	a := session.Session{ID: "sess_a", UserID: "user_1", Email: "a@example.com", TokenHash: hash(11), CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}
+	b := session.Session{ID: "sess_b", UserID: "user_1", Email: "a@example.com", TokenHash: hash(12), CreatedAt: t0.Add(time.Minute), ExpiresAt: t0.Add(time.Hour)}
+	c := session.Session{ID: "sess_c", UserID: "user_2", Email: "c@example.com", TokenHash: hash(13), CreatedAt: t0.Add(2 * time.Minute), ExpiresAt: t0.Add(time.Hour)}
+	for _, ss := range []session.Session{a, b, c} {
+		if err := s.CreateSession(ctx, ss); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := t0.Add(5 * time.Minute)
+	if err := s.RevokeSession(ctx, "sess_a", at); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RevokeSession(ctx, "sess_a", at.Add(time.Minute)); err != nil {
+		t.Fatalf("second revocation: %v", err)
+	}
+	if err := s.RevokeSession(ctx, "sess_nope", at); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("revoke unknown: %v; want ErrNotFound", err)
+	}
+	got, err := other().SessionByHash(ctx, hash(11))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.RevokedAt.Equal(at) {
+		t.Fatalf("revoked at %v; want %v (the first revocation)", got.RevokedAt, at)
+	}
+	if got, _ := s.SessionByHash(ctx, hash(12)); !got.RevokedAt.IsZero() {
+		t.Fatalf("sess_b revoked at %v; want active", got.RevokedAt)
+	}
+	a.RevokedAt = at
+	list, err := s.ListSessions(ctx, "user_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]session.Session{b, a}, list); d != "" {
+		t.Fatalf("user_1 sessions (-want +got):\n%s", d)
+	}
+	all, err := s.ListSessions(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]session.Session{c, b, a}, all); d != "" {
+		t.Fatalf("all sessions (-want +got):\n%s", d)
 	}
 }
 

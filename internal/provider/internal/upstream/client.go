@@ -42,6 +42,11 @@ const (
 	userAgent = "assetd-provider/1"
 	// snippetMax bounds the error-body excerpt kept in a StatusError.
 	snippetMax = 256
+	// DefaultMaxConns bounds the connections the default HTTP client of
+	// a Client opens to one host: a call beyond it waits for one within
+	// its deadline, so a slow upstream cannot make calls pile up into
+	// open files (net/http's default has no bound).
+	DefaultMaxConns = 64
 )
 
 // Options configure a Client.
@@ -52,8 +57,9 @@ type Options struct {
 	// prefix); DefaultBaseURL is used when it is empty.
 	BaseURL        string
 	DefaultBaseURL string
-	// HTTPClient performs the calls; nil means a fresh &http.Client{}.
-	// Its own Timeout, if any, also applies.
+	// HTTPClient performs the calls; nil means a client of its own
+	// opening at most DefaultMaxConns connections per host. Its own
+	// Timeout, if any, also applies.
 	HTTPClient *http.Client
 	// Timeout bounds one call; 0 means DefaultTimeout, negative none.
 	Timeout time.Duration
@@ -114,7 +120,9 @@ func New(o Options) (*Client, error) {
 		now:     o.Now,
 	}
 	if c.hc == nil {
-		c.hc = &http.Client{}
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxConnsPerHost = DefaultMaxConns
+		c.hc = &http.Client{Transport: t}
 	}
 	if len(o.SecretHeaders) > 0 {
 		// net/http forwards custom headers (the API key) on redirects,

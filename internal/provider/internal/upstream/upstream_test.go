@@ -4,14 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/poll"
 )
 
 func TestParseRetryAfter(t *testing.T) {
@@ -368,4 +371,44 @@ func TestNoKeyOnCrossHostRedirect(t *testing.T) {
 	if leaked.Load() {
 		t.Error("the key was sent to another host")
 	}
+}
+
+// TestDefaultClientBoundsConnections: calls beyond DefaultMaxConns to a
+// host that never answers wait for a connection instead of opening
+// more; the upstream never sees more connections than the bound.
+func TestDefaultClientBoundsConnections(t *testing.T) {
+	const calls = DefaultMaxConns + 36
+	stop := make(chan struct{})
+	var inFlight, conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inFlight.Add(1)
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) })
+
+	c, err := New(Options{Name: "test", BaseURL: srv.URL, Timeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range calls {
+		wg.Go(func() { _, _ = c.Get(ctx, "/hang", nil) })
+	}
+	poll.For(t, time.Minute, "the bound's calls reach the upstream", func() bool { return inFlight.Load() >= DefaultMaxConns })
+	if n, m := conns.Load(), inFlight.Load(); n > DefaultMaxConns || m > DefaultMaxConns {
+		t.Errorf("%d connections and %d calls in flight for %d hanging calls, bound %d", n, m, calls, DefaultMaxConns)
+	}
+	cancel()
+	wg.Wait()
 }

@@ -1,0 +1,15 @@
+//go:build unix
+
+package main
+
+import "syscall"
+
+// openFileLimit is the process's soft limit of open files (1024 when it
+// cannot be read).
+func openFileLimit() uint64 {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil || r.Cur == 0 {
+		return 1024
+	}
+	return uint64(r.Cur)
+}
