@@ -47,7 +47,7 @@ func newRefresher(ctx context.Context, cfg serveConfig, log *slog.Logger) (*refr
 	if cfg.redis.url == "" || cfg.demo {
 		return nil, nil
 	}
-	rdb, err := redisshare.Open(cfg.redis.url)
+	rdb, err := redisshare.Open(cfg.redis.url, cfg.redis.timeout)
 	if err != nil {
 		return nil, fmt.Errorf("--redis-url: %w", err)
 	}

@@ -271,9 +271,7 @@ func TestVariantEncodingInViews(t *testing.T) {
 			t.Error("no variant carries a preIpo block: the case tests nothing")
 		}
 		lists := []string{"all"}
-		for _, l := range asset.CuratedLists {
-			lists = append(lists, l)
-		}
+		lists = append(lists, asset.CuratedLists...)
 		for _, list := range lists {
 			for _, s := range asset.Strategies {
 				for _, o := range []CuratedOptions{{}, {ByMint: true}, {VariantsAll: true}, {VariantsAll: true, AllVariants: true}, {ByMint: true, AllVariants: true}} {

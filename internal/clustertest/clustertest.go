@@ -44,6 +44,9 @@ type Config struct {
 	NATSURL  string
 	// Args are extra `assetd serve` arguments of every replica.
 	Args []string
+	// ReplicaArgs, when set, gives replica i's own extra arguments (after
+	// Args), e.g. an upstream of its own so a test can tell who called it.
+	ReplicaArgs func(i int) []string
 	// Dir holds the binary and logs (default: a new temporary directory,
 	// removed by Close unless Keep).
 	Dir  string
@@ -173,7 +176,11 @@ func New(ctx context.Context, cfg Config) (*Cluster, error) {
 		c.storeArg = append(c.storeArg, "--nats-url", cfg.NATSURL, "--nats-prefix", c.Prefix)
 	}
 	for i := range cfg.Replicas {
-		c.Replicas = append(c.Replicas, &Replica{Index: i, LogPath: filepath.Join(c.Dir, fmt.Sprintf("replica-%d.log", i))})
+		r := &Replica{Index: i, LogPath: filepath.Join(c.Dir, fmt.Sprintf("replica-%d.log", i))}
+		if cfg.ReplicaArgs != nil {
+			r.Args = cfg.ReplicaArgs(i)
+		}
+		c.Replicas = append(c.Replicas, r)
 	}
 	return c, nil
 }

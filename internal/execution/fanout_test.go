@@ -73,7 +73,10 @@ func waitDone[T any](t *testing.T, f func() T) T {
 // TestFanoutHangingProviderStaysInBudget: a provider that hangs (honouring
 // its context or not) never holds the fan-out beyond its budget: every call
 // it gets carries a deadline within the budget, and its rows come back as
-// timeouts while the healthy provider's quotes stand.
+// timeouts while the healthy provider's quotes stand. How many calls it
+// gets is up to the scheduler (a loaded machine may spend the 50 ms budget
+// before a call starts); that the first batch's are the only ones holds by
+// construction, as it holds the fan-out until the budget's end.
 func TestFanoutHangingProviderStaysInBudget(t *testing.T) {
 	for _, ignore := range []bool{false, true} {
 		good := &fake{id: "good", out: scale(2, 1)}
@@ -110,8 +113,8 @@ func TestFanoutHangingProviderStaysInBudget(t *testing.T) {
 				t.Errorf("a call's deadline %v is beyond the budget end %v", dl, start.Add(budget))
 			}
 		}
-		if bad.calls == 0 || bad.calls > len(reqs) {
-			t.Errorf("calls = %d", bad.calls)
+		if bad.calls > QuoteConcurrency {
+			t.Errorf("calls = %d; want at most the first batch's %d", bad.calls, QuoteConcurrency)
 		}
 		bad.mu.Unlock()
 	}
@@ -140,7 +143,10 @@ func TestFanoutSpentBudget(t *testing.T) {
 // over the batches left (a stopped clock keeps the whole budget remaining),
 // at least MinProviderTimeout, never beyond the remaining budget.
 func TestFanoutPerCallTimeout(t *testing.T) {
-	t0 := time.Now()
+	// The stopped clock reads an hour ahead: the fan-out's own context
+	// deadline (t0 + budget, on the real clock) cannot pass during the test,
+	// however slow the machine, so every call is made.
+	t0 := time.Now().Add(time.Hour)
 	good := &fake{id: "good", out: scale(1, 1)}
 	f := Fanout{Providers: []Provider{good}, Budget: 12 * time.Second, Now: func() time.Time { return t0 }}
 	reqs := make([]QuoteRequest, 6)

@@ -646,10 +646,3 @@ func edgeVs(plan Plan, curves []Curve, pool []*RouteVariant, bi int, target int6
 }
 
 func itoa(v int64) string { return big.NewInt(v).String() }
-
-func (f Fanout) budget() time.Duration {
-	if f.Budget <= 0 {
-		return DefaultQuoteBudget
-	}
-	return f.Budget
-}

@@ -107,7 +107,7 @@ func TestServerSeesMarker(t *testing.T) {
 			w.WriteHeader(400)
 			return
 		}
-		io.WriteString(w, string(b))
+		w.Write(b)
 	})}
 	go srv.Serve(Listen(ln))
 	t.Cleanup(func() { srv.Close() })

@@ -10,6 +10,7 @@ import (
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/poll"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/risk"
 	dto "github.com/prometheus/client_model/go"
@@ -472,16 +473,33 @@ func TestIncludeDeadline(t *testing.T) {
 	defer close(release)
 	h.srv.d.Markets = blockingMarkets{fakeMarketData: h.srv.d.Markets.(fakeMarketData), release: release}
 	// The blocked block waits the whole deadline; the others finish at
-	// once (a few seconds leave room for a loaded machine).
+	// once. Each call's blocked block is a timeout; a loaded machine may
+	// also make the others miss a call's deadline, so the call is asked
+	// again until one shows them served (a wait, not a speed assertion).
 	h.srv.d.IncludeDeadline = 3 * time.Second
-	r := h.get(t, "/v1/assets/bitcoin?include=risk,markets,profile")
-	wantOK(t, r, "private, max-age=30")
-	if b := block(t, r, "risk"); b["ok"] != false || b["reason"] != "timeout" || b["message"] == "" {
-		t.Errorf("blocked risk block: %v", b)
-	}
-	for _, n := range []string{"markets", "profile"} {
-		if b := block(t, r, n); b["ok"] != true {
-			t.Errorf("%s block: %v", n, b)
+	calls := 0
+	defer func() {
+		if calls > 1 {
+			t.Logf("the unblocked blocks were served at call %d (the earlier ones missed the deadline: a loaded machine)", calls)
 		}
-	}
+	}()
+	poll.For(t, 2*time.Minute, "a call with the unblocked blocks served", func() bool {
+		calls++
+		r := h.get(t, "/v1/assets/bitcoin?include=risk,markets,profile")
+		wantOK(t, r, "private, max-age=30")
+		if b := block(t, r, "risk"); b["ok"] != false || b["reason"] != "timeout" || b["message"] == "" {
+			t.Fatalf("blocked risk block: %v", b)
+		}
+		served := true
+		for _, n := range []string{"markets", "profile"} {
+			switch b := block(t, r, n); {
+			case b["ok"] == true:
+			case b["reason"] == "timeout":
+				served = false
+			default:
+				t.Fatalf("%s block: %v", n, b)
+			}
+		}
+		return served
+	})
 }

@@ -133,8 +133,7 @@ type testIssuer struct {
 	mu         sync.Mutex
 	keys       []map[string]any
 	down       bool
-	discIssuer string        // issuer named by discovery; default the URL
-	gate       chan struct{} // when set, JWKS requests wait for it to close
+	discIssuer string // issuer named by discovery; default the URL
 
 	discoveryHits atomic.Int64
 	jwksHits      atomic.Int64
@@ -162,11 +161,8 @@ func newTestIssuer(t testing.TB, signers ...signer) *testIssuer {
 	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
 		ti.jwksHits.Add(1)
 		ti.mu.Lock()
-		down, keys, gate := ti.down, ti.keys, ti.gate
+		down, keys := ti.down, ti.keys
 		ti.mu.Unlock()
-		if gate != nil {
-			<-gate
-		}
 		if down {
 			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
@@ -198,23 +194,6 @@ func (ti *testIssuer) setDown(down bool) {
 	ti.mu.Lock()
 	ti.down = down
 	ti.mu.Unlock()
-}
-
-// hold makes JWKS requests block until the returned func is called.
-func (ti *testIssuer) hold() (release func()) {
-	g := make(chan struct{})
-	ti.mu.Lock()
-	ti.gate = g
-	ti.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			ti.mu.Lock()
-			ti.gate = nil
-			ti.mu.Unlock()
-			close(g)
-		})
-	}
 }
 
 func (ti *testIssuer) URL() string { return ti.srv.URL }

@@ -112,7 +112,7 @@ func newSnapshot(m *merger, r *Report) (*Snapshot, error) {
 		}
 	}
 	var first, dup int
-	if s.ids, first, dup = strtab.NewIndex(len(s.assets), s.assetKey); dup >= 0 {
+	if s.ids, _, dup = strtab.NewIndex(len(s.assets), s.assetKey); dup >= 0 {
 		return nil, fmt.Errorf("internal error: asset id %q repeated after merge", s.assets[dup].AssetID)
 	}
 	if s.mints, first, dup = strtab.NewIndex(len(s.mintList), s.mintKey); dup >= 0 {

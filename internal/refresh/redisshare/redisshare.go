@@ -29,16 +29,23 @@ func New(rdb redis.UniversalClient, prefix string) *Store {
 	return &Store{rdb: rdb, prefix: prefix, id: hex.EncodeToString(b[:])}
 }
 
-// Open parses a redis:// URL into a client with short timeouts: a slow
-// Redis must not hold the refresh loop (callers fail open).
-func Open(url string) (*redis.Client, error) {
+// MinTimeout is the shortest read and write deadline of Open's client:
+// the refresh loop is not on the request path, so it does not inherit a
+// request-path deadline shorter than this.
+const MinTimeout = 500 * time.Millisecond
+
+// Open parses a redis:// URL into a client whose calls wait at most
+// timeout (at least MinTimeout): a slow Redis must not hold the refresh
+// loop (callers fail open).
+func Open(url string, timeout time.Duration) (*redis.Client, error) {
 	opt, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, fmt.Errorf("redis url: %w", err)
 	}
-	opt.DialTimeout = time.Second
-	opt.ReadTimeout = 500 * time.Millisecond
-	opt.WriteTimeout = 500 * time.Millisecond
+	timeout = max(timeout, MinTimeout)
+	opt.DialTimeout = max(timeout, time.Second)
+	opt.ReadTimeout = timeout
+	opt.WriteTimeout = timeout
 	opt.MaxRetries = 0
 	return redis.NewClient(opt), nil
 }
