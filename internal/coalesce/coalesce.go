@@ -156,15 +156,37 @@ func (c *Conn) send(extra []byte) error {
 	c.segs, c.ncp = c.segs[:0], 0
 	c.sends.Add(1)
 	var err error
+	to := c.target()
 	if len(v) == 1 {
-		_, err = c.Conn.Write(v[0])
+		_, err = to.Write(v[0])
 	} else {
 		w := v // WriteTo consumes its receiver; v keeps the backing array
-		_, err = w.WriteTo(c.Conn)
+		_, err = w.WriteTo(to)
 	}
 	clear(v)
 	c.vec = v[:0]
 	return err
+}
+
+// WriteThrough is a connection wrapper whose writes reach the connection
+// WriteConn returns unchanged (one that only watches reads, such as
+// internal/framing's). Held writes are sent to the innermost such
+// connection: net.Buffers leaves with one writev only when it reaches the
+// *net.TCPConn itself, and a wrapper cannot offer writev on its own.
+type WriteThrough interface {
+	WriteConn() net.Conn
+}
+
+// target is the connection held writes are sent to.
+func (c *Conn) target() net.Conn {
+	w := c.Conn
+	for {
+		t, ok := w.(WriteThrough)
+		if !ok {
+			return w
+		}
+		w = t.WriteConn()
+	}
 }
 
 // suffixOf reports whether p is the tail of body (same memory).

@@ -213,3 +213,36 @@ func TestFromContextWithoutConn(t *testing.T) {
 		t.Error("a connection not from Listen was put in the context")
 	}
 }
+
+// readWatcher is a wrapper that only watches reads (like
+// internal/framing's connections): its writes pass to the inner
+// connection unchanged, which it names with WriteConn.
+type readWatcher struct {
+	net.Conn
+	t *testing.T
+}
+
+func (r readWatcher) Write(p []byte) (int, error) {
+	r.t.Errorf("a held send went through the read watcher (%d bytes): writev is lost", len(p))
+	return r.Conn.Write(p)
+}
+
+func (r readWatcher) WriteConn() net.Conn { return r.Conn }
+
+// TestHeldSendSkipsReadWatchers: a held response is sent to the innermost
+// connection a WriteThrough wrapper names (where a vector leaves with one
+// writev), never through the wrapper.
+func TestHeldSendSkipsReadWatchers(t *testing.T) {
+	body := bytes.Repeat([]byte("b"), 9000)
+	f := &fakeConn{}
+	c := &Conn{Conn: readWatcher{Conn: readWatcher{Conn: f, t: t}, t: t}}
+	c.Hold(body)
+	c.Write([]byte("HTTP/1.1 200 OK\r\n\r\n"))
+	c.Write(body)
+	if err := c.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.all(), append([]byte("HTTP/1.1 200 OK\r\n\r\n"), body...); !bytes.Equal(got, want) {
+		t.Errorf("inner connection got %d bytes, want %d", len(got), len(want))
+	}
+}

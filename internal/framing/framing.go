@@ -83,6 +83,11 @@ type conn struct {
 	sizeLine []byte
 }
 
+// WriteConn is the connection writes reach unchanged (the watch is on the
+// read side only): internal/coalesce sends held responses to it, so that
+// they leave with one writev.
+func (c *conn) WriteConn() net.Conn { return c.Conn }
+
 // Read returns the connection's bytes, with Marker added to ambiguous
 // heads.
 func (c *conn) Read(p []byte) (int, error) {

@@ -160,3 +160,32 @@ func BenchmarkHead(b *testing.B) {
 		}
 	}
 }
+
+// TestWritesReachTheTCPConn: an accepted connection names the TCP
+// connection its writes reach unchanged (internal/coalesce sends held
+// responses there, where they leave with one writev).
+func TestWritesReachTheTCPConn(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+			defer c.Close()
+			_, _ = c.Read(make([]byte, 1))
+		}
+	}()
+	c, err := Listen(ln).Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	w, ok := c.(interface{ WriteConn() net.Conn })
+	if !ok {
+		t.Fatalf("%T does not name the connection its writes reach", c)
+	}
+	if _, ok := w.WriteConn().(*net.TCPConn); !ok {
+		t.Errorf("WriteConn is %T, want *net.TCPConn", w.WriteConn())
+	}
+}
