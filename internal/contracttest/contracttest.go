@@ -370,18 +370,26 @@ func (v *validator) envelope(header http.Header, body []byte) error {
 // response a test client receives is checked, for end-to-end tests that
 // talk to a running server.
 func Transport(tb testing.TB, next http.RoundTripper) http.RoundTripper {
+	return inspect(next, func(req *http.Request, status int, header http.Header, body []byte) {
+		Check(tb, req, status, header, body)
+	})
+}
+
+// inspect wraps next (nil: the default) so that every response is read
+// whole and handed to see before the client reads it.
+func inspect(next http.RoundTripper, see func(req *http.Request, status int, header http.Header, body []byte)) http.RoundTripper {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	return roundTripper{tb: tb, next: next}
+	return inspector{next: next, see: see}
 }
 
-type roundTripper struct {
-	tb   testing.TB
+type inspector struct {
 	next http.RoundTripper
+	see  func(req *http.Request, status int, header http.Header, body []byte)
 }
 
-func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+func (rt inspector) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := rt.next.RoundTrip(req)
 	if err != nil {
 		return resp, err
@@ -392,7 +400,7 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("read response body: %w", err)
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	Check(rt.tb, req, resp.StatusCode, resp.Header, body)
+	rt.see(req, resp.StatusCode, resp.Header, body)
 	return resp, nil
 }
 

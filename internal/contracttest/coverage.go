@@ -1,9 +1,7 @@
 package contracttest
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"sort"
@@ -180,28 +178,7 @@ func (t *Tally) Summary() string {
 // response a client receives is recorded; unlike the package's Transport
 // it never fails the test itself.
 func (t *Tally) Transport(next http.RoundTripper) http.RoundTripper {
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	return tallyTripper{t: t, next: next}
-}
-
-type tallyTripper struct {
-	t    *Tally
-	next http.RoundTripper
-}
-
-func (rt tallyTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := rt.next.RoundTrip(req)
-	if err != nil {
-		return resp, err
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return nil, fmt.Errorf("read response body: %w", err)
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	_ = rt.t.Record(req, resp.StatusCode, resp.Header, body)
-	return resp, nil
+	return inspect(next, func(req *http.Request, status int, header http.Header, body []byte) {
+		_ = t.Record(req, status, header, body)
+	})
 }
