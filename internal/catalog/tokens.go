@@ -77,7 +77,7 @@ func (c *Catalog) searchSingletons(m *model, q string, si int, variants bool, n 
 		collect(matchSubstring, func(f func(tokenindex.ID) bool) { x.NameContains(key, f) })
 	}
 	slices.SortFunc(hits, func(a, b hit) int {
-		return cmp.Or(cmp.Compare(a.class, b.class), -cmpBool(a.listed, b.listed), cmp.Compare(b.liq, a.liq),
+		return cmp.Or(cmp.Compare(a.class, b.class), tokenindex.ListedFirst(a.listed, b.listed), cmp.Compare(b.liq, a.liq),
 			strings.Compare(x.Mint(a.id), x.Mint(b.id)))
 	})
 	if len(hits) > n {
@@ -95,16 +95,6 @@ func (c *Catalog) searchSingletons(m *model, q string, si int, variants bool, n 
 		out = append(out, c.row(c.view(m, res), si, variants, 0, new(Variant)))
 	}
 	return out, listed
-}
-
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }
 
 // indexIdentity returns a singleton's symbol and name from the token index.

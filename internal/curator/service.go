@@ -453,7 +453,7 @@ func (s *Service) fromIndex(g *gather, in Interpretation) {
 		return len(hits) < exactScan
 	})
 	slices.SortStableFunc(hits, func(a, b hit) int {
-		return cmp.Or(-cmpBool(a.cg, b.cg), cmp.Compare(b.liq, a.liq))
+		return cmp.Or(tokenindex.ListedFirst(a.cg, b.cg), cmp.Compare(b.liq, a.liq))
 	})
 	for i, h := range hits {
 		if i == maxExactCandidates {
@@ -478,16 +478,6 @@ func (s *Service) fromIndex(g *gather, in Interpretation) {
 		bounded(func(f func(tokenindex.ID) bool) { x.ByNameWord(q, f) })
 	}
 	bounded(func(f func(tokenindex.ID) bool) { x.NameContains(q, f) })
-}
-
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }
 
 // fromProvider adds the cached provider answer for the query, or starts

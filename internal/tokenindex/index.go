@@ -126,6 +126,19 @@ func (x *Index) NameKey(id ID) string {
 	return x.str(r.off+uint32(r.mintLen)+uint32(r.nameLen), int(r.nameKey))
 }
 
+// ListedFirst orders a token with an external listing id (a coingecko id)
+// before one without: the rule both searches apply among equal matches.
+// a and b say whether each of the two is listed.
+func ListedFirst(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return -1
+	}
+	return 1
+}
+
 // CoingeckoID returns the coingecko id of id ("" when none).
 func (x *Index) CoingeckoID(id ID) string {
 	r := &x.recs[id]

@@ -9,9 +9,8 @@ import (
 
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/codec"
 )
-
-const sessionColumns = `id, token_hash, user_id, email, created_at, expires_at, revoked_at`
 
 // CreateSession implements session.Store.
 func (s *Store) CreateSession(ctx context.Context, ss session.Session) error {
@@ -25,7 +24,7 @@ func (s *Store) CreateSession(ctx context.Context, ss session.Session) error {
 
 // SessionByHash implements session.Store.
 func (s *Store) SessionByHash(ctx context.Context, hash string) (session.Session, error) {
-	ss, err := scanSession(s.r.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE token_hash = ?`, hash))
+	ss, err := codec.ScanSession(s.r.QueryRowContext(ctx, `SELECT `+codec.SessionColumns+` FROM sessions WHERE token_hash = ?`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ss, fmt.Errorf("sqlite: session: %w", storage.ErrNotFound)
 	}
@@ -49,36 +48,15 @@ func (s *Store) RevokeSession(ctx context.Context, id string, at time.Time) erro
 
 // ListSessions implements session.Store.
 func (s *Store) ListSessions(ctx context.Context, userID string) ([]session.Session, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions
+	rows, err := s.r.QueryContext(ctx, `SELECT `+codec.SessionColumns+` FROM sessions
 		WHERE ? = '' OR user_id = ? ORDER BY created_at DESC, id`, userID, userID)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list sessions: %w", err)
 	}
 	defer rows.Close()
-	var out []session.Session
-	for rows.Next() {
-		ss, err := scanSession(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: list sessions: %w", err)
-		}
-		out = append(out, ss)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := codec.ScanSessions(rows)
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: list sessions: %w", err)
 	}
 	return out, nil
-}
-
-func scanSession(r storage.Scanner) (session.Session, error) {
-	var ss session.Session
-	var created, expires int64
-	var revoked *int64
-	if err := r.Scan(&ss.ID, &ss.TokenHash, &ss.UserID, &ss.Email, &created, &expires, &revoked); err != nil {
-		return ss, err
-	}
-	ss.CreatedAt, ss.ExpiresAt = storage.FromMs(created), storage.FromMs(expires)
-	if revoked != nil {
-		ss.RevokedAt = storage.FromMs(*revoked)
-	}
-	return ss, nil
 }
