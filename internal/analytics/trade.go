@@ -29,6 +29,14 @@ type Trade struct {
 	FlowSource string  `json:"flowSource,omitempty"`
 	FeeUSD     float64 `json:"feeUsd"`
 	IsBot      bool    `json:"isBot"`
+	// Leg is the trade's 0-based order among the swap legs of its
+	// transaction; (Signature, Leg) identifies a trade. Clients that send
+	// one trade per signature leave it 0.
+	Leg int `json:"leg"`
+	// Pool is the pool or market account that filled the leg, if known.
+	Pool string `json:"pool,omitempty"`
+	// Program is the DEX program id that filled the leg, if known.
+	Program string `json:"program,omitempty"`
 }
 
 // Trade sides.
