@@ -55,6 +55,10 @@ const (
 	// MinBlockTime is the earliest accepted block time, 2020-01-01T00:00:00Z
 	// (before Solana's mainnet beta).
 	MinBlockTime = 1_577_836_800
+	// MaxLeg bounds leg, a trade's 0-based order among the swap legs of
+	// its transaction (a Solana transaction carries far fewer
+	// instructions).
+	MaxLeg = 255
 )
 
 // Value bounds (docs/analytics.md, "Value bounds"). They reject what no
@@ -105,6 +109,7 @@ const (
 	ReasonInvalidVenue      Reason = "invalid_venue"
 	ReasonInvalidFlowSource Reason = "invalid_flow_source"
 	ReasonInvalidFee        Reason = "invalid_fee"
+	ReasonInvalidLeg        Reason = "invalid_leg"
 	// ReasonAmountTooLarge: tokenAmount above MaxTokenAmount or usdAmount
 	// above MaxUSDAmount.
 	ReasonAmountTooLarge Reason = "amount_too_large"
@@ -150,6 +155,8 @@ func (t *Trade) Validate() error {
 		return invalid(ReasonInvalidSignature, "signature")
 	case t.Slot < 0:
 		return invalid(ReasonInvalidSlot, "slot")
+	case t.Leg < 0 || t.Leg > MaxLeg:
+		return invalid(ReasonInvalidLeg, "leg")
 	case t.BlockTime < MinBlockTime:
 		return invalid(ReasonInvalidBlockTime, "blockTime")
 	case !validAddress(t.Mint):
