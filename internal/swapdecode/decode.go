@@ -12,6 +12,7 @@ import (
 // value is ready.
 type Decoder struct {
 	p      parser
+	t      txRaw
 	flat   []flatIx
 	stack  []int
 	xfers  []xfer
@@ -61,42 +62,41 @@ func DecodeBlock(raw []byte, slot int64) ([]Tx, error) {
 
 // DecodeTransaction is the package function with d's buffers.
 func (d *Decoder) DecodeTransaction(raw []byte) (Tx, error) {
-	d.reset(raw)
-	var t txRaw
-	if err := d.p.transaction(&t); err != nil {
+	d.p.s.B, d.p.s.I = raw, 0
+	d.p.resetTx()
+	t := &d.t
+	t.reset()
+	if err := d.p.transaction(t); err != nil {
 		return Tx{}, err
 	}
 	if !d.p.s.End() {
 		return Tx{}, d.p.fail("trailing data")
 	}
-	return d.decode(&t)
+	return d.decode(t)
 }
 
 // DecodeBlock is the package function with d's buffers.
 func (d *Decoder) DecodeBlock(raw []byte, slot int64) ([]Tx, error) {
-	d.reset(raw)
-	txs, err := d.p.block(slot)
+	d.p.s.B, d.p.s.I = raw, 0
+	var out []Tx
+	blockTime, err := d.p.block(&d.t, func(t *txRaw) error {
+		tx, err := d.decode(t)
+		if err != nil {
+			return fmt.Errorf("transaction %d: %w", len(out), err)
+		}
+		out = append(out, tx)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	if !d.p.s.End() {
 		return nil, d.p.fail("trailing data")
 	}
-	out := make([]Tx, 0, len(txs))
-	for i := range txs {
-		tx, err := d.decode(&txs[i])
-		if err != nil {
-			return nil, fmt.Errorf("transaction %d: %w", i, err)
-		}
-		out = append(out, tx)
+	for i := range out {
+		out[i].Slot, out[i].BlockTime = slot, blockTime
 	}
 	return out, nil
-}
-
-func (d *Decoder) reset(raw []byte) {
-	d.p.s.B, d.p.s.I = raw, 0
-	d.p.accs = d.p.accs[:0]
-	d.p.accKeys = d.p.accKeys[:0]
 }
 
 var errRange = fmt.Errorf("%w: index out of range", errSyntax)
@@ -142,8 +142,8 @@ func (d *Decoder) flatten(t *txRaw) error {
 				continue
 			}
 			gi++
-			for j := range t.inner[g].ixs {
-				x := &t.inner[g].ixs[j]
+			for j := t.inner[g].lo; j < t.inner[g].hi; j++ {
+				x := &d.p.ixs[j]
 				h := x.stack
 				if h < 2 { // recorded before stackHeight existed: children of the top-level instruction
 					h = 2
@@ -472,11 +472,11 @@ type side struct {
 // move tokens one way (OpenBook v1: new order, then settle funds) merge.
 func (d *Decoder) legs(t *txRaw, tx *Tx) {
 	var pending struct {
-		ok       bool
-		venue    int
-		pool     []byte
-		parent   int
-		in, out  side
+		ok      bool
+		venue   int
+		pool    []byte
+		parent  int
+		in, out side
 	}
 	for i := range d.flat {
 		f := &d.flat[i]

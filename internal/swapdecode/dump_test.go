@@ -32,3 +32,24 @@ func TestDumpAll(t *testing.T) {
 		}
 	}
 }
+
+func TestDumpCounts(t *testing.T) {
+	if os.Getenv("DUMP") == "" {
+		t.Skip()
+	}
+	legs := map[string]int{}
+	unp := map[string]int{}
+	n := 0
+	for _, f := range recordedFiles(t) {
+		for _, tx := range decodeFile(t, f) {
+			n++
+			for _, l := range tx.Legs {
+				legs[l.Venue]++
+			}
+			for _, u := range tx.Unparsed {
+				unp[u]++
+			}
+		}
+	}
+	t.Logf("txs=%d legs=%v unparsed=%v", n, legs, unp)
+}

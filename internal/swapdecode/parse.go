@@ -2,6 +2,7 @@ package swapdecode
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -31,11 +32,11 @@ type ix struct {
 	stack   int    // stackHeight; 0 when absent or null
 	top     int    // the top-level instruction it belongs to
 	// parsed form (jsonParsed): type and the info fields the decoder reads
-	ptype                          []byte
-	src, dst, auth, mint, amount   []byte
-	decimals                       int
-	hasParsed                      bool
-	amountNum                      uint64 // lamports / numeric amount
+	ptype                        []byte
+	src, dst, auth, mint, amount []byte
+	decimals                     int
+	hasParsed                    bool
+	amountNum                    uint64 // lamports / numeric amount
 }
 
 // tokenBal is one pre/post token balance entry.
@@ -63,8 +64,8 @@ type txRaw struct {
 }
 
 type innerGroup struct {
-	index int
-	ixs   []ix
+	index  int
+	lo, hi int // p.ixs[lo:hi]
 }
 
 // parser holds the scanner and reusable buffers.
@@ -72,6 +73,30 @@ type parser struct {
 	s       jsonscan.Scanner
 	accs    []int32
 	accKeys [][]byte
+	ixs     []ix // inner instructions of the transaction being read
+}
+
+// ws skips white space, eight spaces at a time through the indentation
+// of pretty-printed recordings.
+func (p *parser) ws() {
+	b, i := p.s.B, p.s.I
+	for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == 0x2020202020202020 {
+		i += 8
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+			if i+8 <= len(b) && b[i] == ' ' {
+				for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == 0x2020202020202020 {
+					i += 8
+				}
+			}
+			continue
+		}
+		break
+	}
+	p.s.I = i
 }
 
 func (p *parser) fail(what string) error {
@@ -147,12 +172,24 @@ func (p *parser) skipStringRest() error {
 	}
 }
 
-// str reads a string without escapes (keys, base58, decimal strings).
+// str reads a string without escapes (member names, base58 keys and
+// data, decimal amounts: none of them ever has one); a string with an
+// escape is an error, not misread.
 func (p *parser) str() ([]byte, error) {
-	b, _, ok := p.s.String()
-	if !ok {
+	p.ws()
+	s := &p.s
+	if !s.Byte('"') {
 		return nil, p.fail("string")
 	}
+	j := bytes.IndexByte(s.B[s.I:], '"')
+	if j < 0 {
+		return nil, p.fail("unterminated string")
+	}
+	b := s.B[s.I : s.I+j]
+	if bytes.IndexByte(b, '\\') >= 0 {
+		return nil, p.fail("escaped string")
+	}
+	s.I += j + 1
 	return b, nil
 }
 
@@ -214,13 +251,16 @@ func (p *parser) object(member func(key []byte) error) error {
 		if err != nil {
 			return err
 		}
-		if !s.Consume(':') {
+		p.ws()
+		if !s.Byte(':') {
 			return p.fail("colon")
 		}
+		p.ws()
 		if err := member(key); err != nil {
 			return err
 		}
-		if s.Consume(',') {
+		p.ws()
+		if s.Byte(',') {
 			continue
 		}
 		if s.Consume('}') {
@@ -243,10 +283,12 @@ func (p *parser) array(elem func() error) error {
 		return nil
 	}
 	for {
+		p.ws()
 		if err := elem(); err != nil {
 			return err
 		}
-		if s.Consume(',') {
+		p.ws()
+		if s.Byte(',') {
 			continue
 		}
 		if s.Consume(']') {
@@ -371,13 +413,12 @@ func (p *parser) message(t *txRaw) error {
 			})
 		case "instructions":
 			return p.array(func() error {
-				var x ix
-				if err := p.instruction(&x); err != nil {
+				t.top = append(t.top, ix{})
+				x := &t.top[len(t.top)-1]
+				if err := p.instruction(x); err != nil {
 					return err
 				}
-				x.top = len(t.top)
-				x.stack = 1
-				t.top = append(t.top, x)
+				x.top, x.stack = len(t.top)-1, 1
 				return nil
 			})
 		default:
@@ -507,7 +548,7 @@ func (p *parser) meta(t *txRaw) error {
 			return p.skip()
 		case "innerInstructions":
 			return p.array(func() error {
-				g := innerGroup{index: -1}
+				g := innerGroup{index: -1, lo: len(p.ixs), hi: len(p.ixs)}
 				err := p.object(func(key []byte) error {
 					switch string(key) {
 					case "index":
@@ -515,14 +556,13 @@ func (p *parser) meta(t *txRaw) error {
 						g.index = int(v)
 						return err
 					case "instructions":
-						return p.array(func() error {
-							var x ix
-							if err := p.instruction(&x); err != nil {
-								return err
-							}
-							g.ixs = append(g.ixs, x)
-							return nil
+						g.lo = len(p.ixs)
+						err := p.array(func() error {
+							p.ixs = append(p.ixs, ix{})
+							return p.instruction(&p.ixs[len(p.ixs)-1])
 						})
+						g.hi = len(p.ixs)
+						return err
 					default:
 						return p.skip()
 					}
@@ -581,11 +621,10 @@ func (p *parser) meta(t *txRaw) error {
 	})
 }
 
-// block reads a getBlock result's transactions and blockTime.
-func (p *parser) block(slot int64) ([]txRaw, error) {
-	var txs []txRaw
-	var blockTime int64
-	err := p.object(func(key []byte) error {
+// block reads a getBlock result, handing each transaction to each as it
+// is read (t is reused), and returns the block time.
+func (p *parser) block(t *txRaw, each func(*txRaw) error) (blockTime int64, err error) {
+	err = p.object(func(key []byte) error {
 		switch string(key) {
 		case "blockTime":
 			v, err := p.int()
@@ -593,19 +632,29 @@ func (p *parser) block(slot int64) ([]txRaw, error) {
 			return err
 		case "transactions":
 			return p.array(func() error {
-				var t txRaw
-				if err := p.transaction(&t); err != nil {
+				t.reset()
+				p.resetTx()
+				if err := p.transaction(t); err != nil {
 					return err
 				}
-				txs = append(txs, t)
-				return nil
+				return each(t)
 			})
 		default:
 			return p.skip()
 		}
 	})
-	for i := range txs {
-		txs[i].slot, txs[i].blockTime = slot, blockTime
+	return blockTime, err
+}
+
+// reset empties t, keeping its buffers.
+func (t *txRaw) reset() {
+	*t = txRaw{
+		keys: t.keys[:0], signer: t.signer[:0], loadedW: t.loadedW[:0], loadedR: t.loadedR[:0],
+		top: t.top[:0], inner: t.inner[:0], bals: t.bals[:0],
 	}
-	return txs, err
+}
+
+// resetTx empties the per-transaction buffers.
+func (p *parser) resetTx() {
+	p.accs, p.accKeys, p.ixs = p.accs[:0], p.accKeys[:0], p.ixs[:0]
 }

@@ -195,3 +195,98 @@ func TestJupiterHopsAll(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedLegCounts: every recorded transaction decodes without
+// error, and the legs per venue over the whole set are as counted (each
+// cross-checked: the jup-ag ones against Jupiter's results, the rest by
+// reading the transactions).
+func TestRecordedLegCounts(t *testing.T) {
+	needData(t)
+	want := map[string]int{
+		"raydium_amm_v4": 19, "raydium_cpmm": 2, "raydium_clmm": 3,
+		"orca_whirlpool": 15, "meteora_dlmm": 16, "meteora_damm_v1": 4,
+		"pumpfun": 14, "phoenix": 5, "openbook_v1": 2, "lifinity_v2": 5,
+		"fluxbeam": 1, "solfi": 1, "invariant": 1, "saros": 1, "cropper": 1,
+	}
+	wantUnparsed := map[string]int{
+		"PERPHjGBqRHArX4DySjwM6UJHiR3sWAatqfdBS2qQJu": 1, // Jupiter Perps hop in 2kai9…
+		"stkitrT1Uoy18Dk1fTrgPw8W6MVzoCfYoAFT4MLsmhq": 1, // Sanctum stake-pool hop in 3LF4…
+	}
+	got, gotUnparsed := map[string]int{}, map[string]int{}
+	files := recordedFiles(t)
+	if len(files) != 53 {
+		t.Fatalf("%d recorded transaction files, want 53", len(files))
+	}
+	for _, f := range files {
+		for _, tx := range decodeFile(t, f) {
+			if tx.Signature == "" || tx.FeePayer == "" || tx.Slot <= 0 || tx.BlockTime <= 0 || tx.Failed {
+				t.Errorf("%s: header %+v", filepath.Base(f), tx)
+			}
+			for i, l := range tx.Legs {
+				got[l.Venue]++
+				if l.Index != i || l.InAmount == 0 || l.OutAmount == 0 || l.InMint == l.OutMint || l.Pool == "" || l.InDecimals < 0 || l.OutDecimals < 0 {
+					t.Errorf("%s: leg %+v", filepath.Base(f), l)
+				}
+			}
+			for _, u := range tx.Unparsed {
+				gotUnparsed[u]++
+			}
+		}
+	}
+	for _, m := range []struct{ got, want map[string]int }{{got, want}, {gotUnparsed, wantUnparsed}} {
+		for k, n := range m.want {
+			if m.got[k] != n {
+				t.Errorf("%s: %d, want %d", k, m.got[k], n)
+			}
+		}
+		for k, n := range m.got {
+			if m.want[k] == 0 {
+				t.Errorf("%s: %d, want none", k, n)
+			}
+		}
+	}
+}
+
+// TestTransfersAndNonSwaps: plain transfers and Jupiter DCA bookkeeping
+// yield no legs, no trades and nothing unparsed.
+func TestTransfersAndNonSwaps(t *testing.T) {
+	needData(t)
+	for _, name := range []string{"token_transfer_0", "transferChecked_0", "jupiterDca_openDcaV2_0", "jupiterDca_endAndClose_0", "jupiterDca_CloseDca_0"} {
+		tx := decodeFile(t, filepath.Join(dataDir, "0xjeffro_tx-parser/data", name+".json"))[0]
+		if len(tx.Legs) != 0 || len(tx.Unparsed) != 0 || len(Trades(tx, DefaultStableMints())) != 0 {
+			t.Errorf("%s: legs %+v unparsed %v", name, tx.Legs, tx.Unparsed)
+		}
+	}
+}
+
+// TestPumpFunFromEvent: the bonding curve's SOL side comes from its
+// trade event (lamports, reported as wrapped SOL), the token side's mint
+// from the instruction; a buy pays SOL in.
+func TestPumpFunFromEvent(t *testing.T) {
+	needData(t)
+	buy := decodeFile(t, filepath.Join(dataDir, "qvecs_soltxs/data/pumpfun_buy_rpc.json"))[0]
+	sell := decodeFile(t, filepath.Join(dataDir, "0xjeffro_tx-parser/data/pumpfun_sell_0.json"))[0]
+	if len(buy.Legs) != 1 || buy.Legs[0].InMint != WrappedSOL || buy.Legs[0].InDecimals != 9 || buy.Legs[0].Venue != "pumpfun" {
+		t.Errorf("buy: %+v", buy.Legs)
+	}
+	if len(sell.Legs) != 1 || sell.Legs[0].OutMint != WrappedSOL || sell.Legs[0].InMint != "CnNVDyM7GXBBcH8giuRYm17YCn6kpFTTbnd6Tx4hpump" ||
+		sell.Legs[0].Pool != "6cSXbsWdUE86Nvwq8UZSQS8X8v4Rz3TP39V6gSb9Rg6f" {
+		t.Errorf("sell: %+v", sell.Legs)
+	}
+	// SOL is not a stable side: no trade.
+	if n := len(Trades(buy, DefaultStableMints())); n != 0 {
+		t.Errorf("buy: %d trades", n)
+	}
+}
+
+// TestEnvelopeShapes: the same recorded transaction decodes identically
+// from its JSON-RPC envelope (qvecs) and as a bare result in a one-element
+// array (0xjeffro).
+func TestEnvelopeShapes(t *testing.T) {
+	needData(t)
+	a := decodeFile(t, filepath.Join(dataDir, "qvecs_soltxs/data/pumpfun_sell_rpc.json"))
+	b := decodeFile(t, filepath.Join(dataDir, "0xjeffro_tx-parser/data/pumpfun_sell_0.json"))
+	if len(a) != 1 || len(b) != 1 || a[0].Signature != b[0].Signature || len(a[0].Legs) != 1 || a[0].Legs[0] != b[0].Legs[0] {
+		t.Fatalf("%+v\n%+v", a, b)
+	}
+}

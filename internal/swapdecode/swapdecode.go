@@ -4,7 +4,6 @@
 // the pool's vaults inside that invocation. It does no I/O.
 package swapdecode
 
-
 // Leg is one swap: tokens in to a pool, tokens out of it, inside one DEX
 // program invocation (top-level or inner).
 type Leg struct {
@@ -39,4 +38,3 @@ type Tx struct {
 	// transaction but are not known DEX programs (not guessed).
 	Unparsed []string
 }
-
