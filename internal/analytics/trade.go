@@ -4,12 +4,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"strconv"
 )
 
 // Trade is one successful swap of a mint against a USD stablecoin, as
 // the engine ingests it (JSON field names are the wire format).
 type Trade struct {
-	// Signature identifies the trade; ingest is idempotent by it.
+	// Signature and Leg identify the trade (ID); ingest is idempotent by
+	// them.
 	Signature string `json:"signature"`
 	Slot      int64  `json:"slot"`
 	// BlockTime is the block's unix time in seconds.
@@ -37,6 +39,26 @@ type Trade struct {
 	Pool string `json:"pool,omitempty"`
 	// Program is the DEX program id that filled the leg, if known.
 	Program string `json:"program,omitempty"`
+}
+
+// TradeID identifies a trade: its transaction's signature and its leg
+// (the 0-based order among the transaction's swap legs).
+type TradeID struct {
+	Signature string
+	Leg       int
+}
+
+// ID returns the trade's identity.
+func (t *Trade) ID() TradeID { return TradeID{Signature: t.Signature, Leg: t.Leg} }
+
+// String is the identity's text form: the signature for leg 0 (what
+// clients that send one trade per signature have always used), else
+// "<signature>:<leg>". A signature never contains ':' (base58).
+func (id TradeID) String() string {
+	if id.Leg == 0 {
+		return id.Signature
+	}
+	return id.Signature + ":" + strconv.Itoa(id.Leg)
 }
 
 // Trade sides.
@@ -110,6 +132,8 @@ const (
 	ReasonInvalidFlowSource Reason = "invalid_flow_source"
 	ReasonInvalidFee        Reason = "invalid_fee"
 	ReasonInvalidLeg        Reason = "invalid_leg"
+	ReasonInvalidPool       Reason = "invalid_pool"
+	ReasonInvalidProgram    Reason = "invalid_program"
 	// ReasonAmountTooLarge: tokenAmount above MaxTokenAmount or usdAmount
 	// above MaxUSDAmount.
 	ReasonAmountTooLarge Reason = "amount_too_large"
@@ -187,6 +211,10 @@ func (t *Trade) Validate() error {
 		return invalid(ReasonInvalidFlowSource, "flowSource")
 	case !(t.FeeUSD >= 0) || t.FeeUSD > MaxUSDAmount:
 		return invalid(ReasonInvalidFee, "feeUsd")
+	case t.Pool != "" && !validAddress(t.Pool):
+		return invalid(ReasonInvalidPool, "pool")
+	case t.Program != "" && !validAddress(t.Program):
+		return invalid(ReasonInvalidProgram, "program")
 	}
 	return nil
 }
