@@ -19,6 +19,8 @@ type Decoder struct {
 	events []pumpEvent
 	trader [][]byte
 	tacct  [][]byte // token accounts known to be the trader's
+	byInv  []int    // transfer indices grouped by invocation: byInv[invLo[i]:invLo[i+1]]
+	invLo  []int
 	buf    []byte
 }
 
@@ -33,6 +35,7 @@ type flatIx struct {
 
 type xfer struct {
 	src, dst, auth, mint []byte
+	srcOwner, dstOwner   []byte // from the token balances (nil unknown)
 	amount               uint64
 	decimals             int // -1 unknown
 	inv                  int // DEX invocation it belongs to, -1 none
@@ -259,6 +262,30 @@ func (d *Decoder) collect(t *txRaw) error {
 			})
 		}
 	}
+	// Resolve mints and owners once, and group the transfers by DEX
+	// invocation (a counting sort), so the leg pass is linear in the
+	// transfers whatever the instruction count.
+	d.invLo = append(d.invLo[:0], make([]int, len(d.flat)+1)...)
+	for i := range d.xfers {
+		tr := &d.xfers[i]
+		tr.mint, tr.decimals = mintOf(t, tr)
+		tr.srcOwner, tr.dstOwner = ownerOf(t, tr.src), ownerOf(t, tr.dst)
+		if tr.inv >= 0 {
+			d.invLo[tr.inv+1]++
+		}
+	}
+	for i := 1; i < len(d.invLo); i++ {
+		d.invLo[i] += d.invLo[i-1]
+	}
+	d.byInv = append(d.byInv[:0], make([]int, d.invLo[len(d.flat)])...)
+	fill := append(d.stack[:0], d.invLo[:len(d.flat)]...)
+	for i := range d.xfers {
+		if inv := d.xfers[i].inv; inv >= 0 {
+			d.byInv[fill[inv]] = i
+			fill[inv]++
+		}
+	}
+	d.stack = fill[:0]
 	return nil
 }
 
@@ -418,7 +445,7 @@ func (d *Decoder) traders(t *txRaw) {
 			continue
 		}
 		if indexOf(d.trader[:nSigners], tr.auth) {
-			d.addTrader(ownerOf(t, tr.dst))
+			d.addTrader(tr.dstOwner)
 		}
 		d.addTrader(tr.auth)
 	}
@@ -494,7 +521,7 @@ func (d *Decoder) legs(t *txRaw, tx *Tx) {
 		if v.event {
 			in, out = d.eventSides(t, i, f)
 		} else {
-			in, out = d.transferSides(t, i)
+			in, out = d.transferSides(i)
 		}
 		if in.amount == 0 && out.amount == 0 {
 			continue
@@ -594,12 +621,13 @@ func (d *Decoder) eventSides(t *txRaw, inv int, f *flatIx) (in, out side) {
 // one authority of unknown role yields nothing. Pool transfers to
 // accounts that are not the trader's (referrer and protocol fees) are
 // not output when some output reaches the trader.
-func (d *Decoder) transferSides(t *txRaw, inv int) (in, out side) {
+func (d *Decoder) transferSides(inv int) (in, out side) {
 	var traderAuth, poolAuth, firstAuth []byte
 	oneAuth := true
-	for i := range d.xfers {
-		tr := &d.xfers[i]
-		if tr.inv != inv || tr.amount == 0 {
+	mine := d.byInv[d.invLo[inv]:d.invLo[inv+1]]
+	for _, k := range mine {
+		tr := &d.xfers[k]
+		if tr.amount == 0 {
 			continue
 		}
 		if firstAuth == nil {
@@ -607,10 +635,10 @@ func (d *Decoder) transferSides(t *txRaw, inv int) (in, out side) {
 		} else if !bytes.Equal(firstAuth, tr.auth) {
 			oneAuth = false
 		}
-		if traderAuth == nil && (d.isTrader(tr.auth) || d.isTraderAcct(t, tr.src)) {
+		if traderAuth == nil && (d.isTrader(tr.auth) || d.isTraderAcct(tr.src, tr.srcOwner)) {
 			traderAuth = tr.auth
 		}
-		if poolAuth == nil && d.isTraderAcct(t, tr.dst) && !d.isTrader(tr.auth) && !d.isTraderAcct(t, tr.src) {
+		if poolAuth == nil && d.isTraderAcct(tr.dst, tr.dstOwner) && !d.isTrader(tr.auth) && !d.isTraderAcct(tr.src, tr.srcOwner) {
 			poolAuth = tr.auth
 		}
 	}
@@ -630,19 +658,19 @@ func (d *Decoder) transferSides(t *txRaw, inv int) (in, out side) {
 		return !bytes.Equal(tr.auth, poolAuth)
 	}
 	toTrader := false
-	for i := range d.xfers {
-		tr := &d.xfers[i]
-		if tr.inv == inv && tr.amount > 0 && !isIn(tr) && d.isTraderAcct(t, tr.dst) {
+	for _, k := range mine {
+		tr := &d.xfers[k]
+		if tr.amount > 0 && !isIn(tr) && d.isTraderAcct(tr.dst, tr.dstOwner) {
 			toTrader = true
 			break
 		}
 	}
-	for i := range d.xfers {
-		tr := &d.xfers[i]
-		if tr.inv != inv || tr.amount == 0 {
+	for _, k := range mine {
+		tr := &d.xfers[k]
+		if tr.amount == 0 {
 			continue
 		}
-		mint, dec := mintOf(t, tr)
+		mint, dec := tr.mint, tr.decimals
 		if mint == nil {
 			continue
 		}
@@ -652,11 +680,11 @@ func (d *Decoder) transferSides(t *txRaw, inv int) (in, out side) {
 			}
 			if bytes.Equal(in.mint, mint) {
 				in.amount += tr.amount
-				d.tacct = append(d.tacct, tr.src)
+				d.addTraderAcct(tr.src)
 			}
 			continue
 		}
-		if toTrader && !d.isTraderAcct(t, tr.dst) {
+		if toTrader && !d.isTraderAcct(tr.dst, tr.dstOwner) {
 			continue
 		}
 		if out.mint == nil && !bytes.Equal(mint, in.mint) {
@@ -664,7 +692,7 @@ func (d *Decoder) transferSides(t *txRaw, inv int) (in, out side) {
 		}
 		if bytes.Equal(out.mint, mint) {
 			out.amount += tr.amount
-			d.tacct = append(d.tacct, tr.dst)
+			d.addTraderAcct(tr.dst)
 		}
 	}
 	// An output in the input's mint (seen before the input) is not one.
@@ -674,17 +702,20 @@ func (d *Decoder) transferSides(t *txRaw, inv int) (in, out side) {
 	return
 }
 
-// isTraderAcct reports whether token account k is the trader's: owned by
-// a trader authority, or a trader side of an earlier leg.
-func (d *Decoder) isTraderAcct(t *txRaw, k []byte) bool {
+// isTraderAcct reports whether token account k (owned by owner, nil
+// unknown) is the trader's: owned by a trader authority, or a trader side
+// of an earlier leg.
+func (d *Decoder) isTraderAcct(k, owner []byte) bool {
 	if k == nil {
 		return false
 	}
-	if indexOf(d.tacct, k) {
-		return true
+	return indexOf(d.tacct, k) || owner != nil && d.isTrader(owner)
+}
+
+func (d *Decoder) addTraderAcct(k []byte) {
+	if k != nil && !indexOf(d.tacct, k) {
+		d.tacct = append(d.tacct, k)
 	}
-	o := ownerOf(t, k)
-	return o != nil && d.isTrader(o)
 }
 
 // internKey returns common keys without allocating.
