@@ -269,4 +269,10 @@ type TradeEvent struct {
 	FlowSource  string  `json:"flowSource,omitempty"`
 	FeeUSD      float64 `json:"feeUsd"`
 	IsBot       bool    `json:"isBot"`
+	// Leg is the trade's 0-based order among its transaction's swap legs;
+	// (Signature, Leg) identifies a trade. Pool and Program name the pool
+	// and DEX program that filled it (optional).
+	Leg     int    `json:"leg,omitempty"`
+	Pool    string `json:"pool,omitempty"`
+	Program string `json:"program,omitempty"`
 }

@@ -14,6 +14,8 @@ type commandDoc struct {
 	args  string      // positional synopsis, e.g. "ID"
 	about string      // what the command does
 	argv  [][2]string // each positional argument and its meaning
+	// noStore: the command opens no store (no --data-dir/--database-url).
+	noStore bool
 }
 
 // commandDocs documents every command; a group ("keys") lists the
@@ -47,6 +49,10 @@ var commandDocs = map[string]commandDoc{
 	"advisories set":   {args: "MINT", about: "Flag a mint as caution, compromised or blocked.", argv: [][2]string{{"MINT", "base58 mint address"}}},
 	"advisories clear": {args: "MINT", about: "Remove a mint's advisory.", argv: [][2]string{{"MINT", "base58 mint address"}}},
 	"advisories list":  {about: "List the flagged mints."},
+	"trades decode": {args: "FILE...", about: "Decode recorded getTransaction/getBlock responses (JSON-RPC envelope, bare result or one-element array; " +
+		"encoding json or jsonParsed) and print the trade events of their USD-stable swap legs as NDJSON (every leg with --all-legs); " +
+		"a summary per file goes to stderr. No store is opened.",
+		argv: [][2]string{{"FILE...", "recorded JSON-RPC response files"}}, noStore: true},
 	"ingest replay": {args: "FILE", about: "Replay NDJSON trades (docs/analytics.md) into the stored candles.",
 		argv: [][2]string{{"FILE", "NDJSON file of trades"}}},
 }

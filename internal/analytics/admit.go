@@ -4,23 +4,23 @@ package analytics
 // before they enter the engine (internal/ingest): it returns the trades
 // Ingest would not reject (Validate, and block times past the clock plus
 // MaxFutureSkew) in their order, dropping the later of two with one
-// signature, and counts the rejected and the dropped (Duplicates). It
+// identity (signature and leg), and counts the rejected and the dropped (Duplicates). It
 // changes no engine state.
 func (e *Engine) Admit(trades []Trade) ([]Trade, IngestResult) {
 	latest := e.clock().Unix() + e.skew
 	var res IngestResult
 	out := make([]Trade, 0, len(trades))
-	seen := make(map[string]struct{}, len(trades))
+	seen := make(map[TradeID]struct{}, len(trades))
 	for i := range trades {
 		t := &trades[i]
 		if !res.admit(t, latest) {
 			continue
 		}
-		if _, dup := seen[t.Signature]; dup {
+		if _, dup := seen[t.ID()]; dup {
 			res.Duplicates++
 			continue
 		}
-		seen[t.Signature] = struct{}{}
+		seen[t.ID()] = struct{}{}
 		out = append(out, *t)
 	}
 	return out, res

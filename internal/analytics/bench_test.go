@@ -159,7 +159,7 @@ func BenchmarkWindowUpdate(b *testing.B) {
 	items := make([]ingestItem, len(p.trades))
 	for i := range p.trades {
 		t := &p.trades[i]
-		items[i] = ingestItem{t: t, key: e.dd.key(t.Signature), wallet: e.walletHash(t.Wallet), shard: uint32(e.shardIndex(t.Mint))}
+		items[i] = ingestItem{t: t, key: e.dd.key(t.Signature, t.Leg), wallet: e.walletHash(t.Wallet), shard: uint32(e.shardIndex(t.Mint))}
 	}
 	pass := make([]Trade, len(p.trades))
 	copy(pass, p.trades)

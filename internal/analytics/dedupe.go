@@ -5,10 +5,11 @@ import (
 	"sync"
 )
 
-// sigKey is a signature's dedupe key: a seeded 64-bit hash and the first
-// 8 bytes. Two distinct signatures collide only when both the hash's top
-// 56 bits (the table keeps the low 8 for the generation) and the
-// prefixes match.
+// sigKey is a trade identity's dedupe key: a seeded 64-bit hash of the
+// signature and leg, and the signature's first 8 bytes with the leg in
+// the low byte's place mixed in. Two distinct identities collide only when
+// both the hash's top 56 bits (the table keeps the low 8 for the
+// generation) and the prefixes match.
 type sigKey struct {
 	h, prefix uint64
 }
@@ -49,8 +50,25 @@ func newDedupe(shards int, ttlSeconds int64, maxEntries int) *dedupe {
 	return d
 }
 
-func (d *dedupe) key(sig string) sigKey {
-	return sigKey{h: maphash.String(d.seed, sig), prefix: sigPrefix(sig)}
+// key is the dedupe key of (sig, leg). Leg 0 hashes the signature alone;
+// another leg remixes that hash with the leg (no allocation either way).
+func (d *dedupe) key(sig string, leg int) sigKey {
+	h := maphash.String(d.seed, sig)
+	if leg != 0 {
+		h = mix64(h ^ uint64(leg)*0x9e3779b97f4a7c15)
+	}
+	return sigKey{h: h, prefix: sigPrefix(sig) ^ uint64(leg)}
+}
+
+// mix64 is SplitMix64's finalizer: every input bit affects every output
+// bit.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
 }
 
 // insertLocked records k, of shard s, at time now (unix seconds) and

@@ -198,7 +198,7 @@ func (e *Engine) ingest(trades []Trade, withCandles bool) IngestResult {
 		}
 		it := ingestItem{t: t, wallet: e.walletHash(t.Wallet), shard: uint32(e.shardIndex(t.Mint))}
 		if e.dd != nil {
-			it.key = e.dd.key(t.Signature)
+			it.key = e.dd.key(t.Signature, t.Leg)
 		}
 		items = append(items, it)
 	}

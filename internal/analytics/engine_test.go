@@ -237,3 +237,44 @@ func TestPruneForgetsIdleMints(t *testing.T) {
 		t.Errorf("Market of a forgotten mint = %+v", m)
 	}
 }
+
+// TestDedupeByLeg: a trade's identity is (signature, leg): two legs of one
+// transaction both count, in one batch (Admit and Ingest) or across
+// batches, and a repeated (signature, leg) is a duplicate.
+func TestDedupeByLeg(t *testing.T) {
+	clk := newClock(monday)
+	e := newEngine(t, clk)
+	leg0 := trade("route", mintA, monday, 1, 1, 1)
+	leg1 := leg0
+	leg1.Leg = 1
+	if ok, r := e.Admit([]Trade{leg0, leg1, leg1}); len(ok) != 2 || r.Duplicates != 1 {
+		t.Fatalf("Admit: %d admitted, %+v", len(ok), r)
+	}
+	if r := e.Ingest([]Trade{leg0, leg1}); r.Accepted != 2 || r.Duplicates != 0 {
+		t.Fatalf("Ingest: %+v, want 2 accepted", r)
+	}
+	leg2 := leg0
+	leg2.Leg = 2
+	if r := e.Ingest([]Trade{leg1, leg2, leg0}); r.Accepted != 1 || r.Duplicates != 2 {
+		t.Fatalf("second Ingest: %+v, want leg 2 accepted and 2 duplicates", r)
+	}
+	if got := *e.Market(mintA, at(monday+60)).Trade24h; got != 3 {
+		t.Errorf("24h trades %v, want 3", got)
+	}
+}
+
+// BenchmarkDedupeKey: the key of a leg-0 and a leg-2 identity, without
+// allocating.
+func BenchmarkDedupeKey(b *testing.B) {
+	d := newDedupe(1, 3600, 1000)
+	sig := "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"
+	b.ReportAllocs()
+	var sink uint64
+	for i := 0; i < b.N; i++ {
+		k := d.key(sig, i&2)
+		sink ^= k.h ^ k.prefix
+	}
+	if sink == 1 {
+		b.Log(sink)
+	}
+}

@@ -4,12 +4,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"strconv"
 )
 
 // Trade is one successful swap of a mint against a USD stablecoin, as
 // the engine ingests it (JSON field names are the wire format).
 type Trade struct {
-	// Signature identifies the trade; ingest is idempotent by it.
+	// Signature and Leg identify the trade (ID); ingest is idempotent by
+	// them.
 	Signature string `json:"signature"`
 	Slot      int64  `json:"slot"`
 	// BlockTime is the block's unix time in seconds.
@@ -39,6 +41,26 @@ type Trade struct {
 	Program string `json:"program,omitempty"`
 }
 
+// TradeID identifies a trade: its transaction's signature and its leg
+// (the 0-based order among the transaction's swap legs).
+type TradeID struct {
+	Signature string
+	Leg       int
+}
+
+// ID returns the trade's identity.
+func (t *Trade) ID() TradeID { return TradeID{Signature: t.Signature, Leg: t.Leg} }
+
+// String is the identity's text form: the signature for leg 0 (what
+// clients that send one trade per signature have always used), else
+// "<signature>:<leg>". A signature never contains ':' (base58).
+func (id TradeID) String() string {
+	if id.Leg == 0 {
+		return id.Signature
+	}
+	return id.Signature + ":" + strconv.Itoa(id.Leg)
+}
+
 // Trade sides.
 const (
 	SideBuy  = "buy"
@@ -55,6 +77,10 @@ const (
 	// MinBlockTime is the earliest accepted block time, 2020-01-01T00:00:00Z
 	// (before Solana's mainnet beta).
 	MinBlockTime = 1_577_836_800
+	// MaxLeg bounds leg, a trade's 0-based order among the swap legs of
+	// its transaction (a Solana transaction carries far fewer
+	// instructions).
+	MaxLeg = 255
 )
 
 // Value bounds (docs/analytics.md, "Value bounds"). They reject what no
@@ -105,6 +131,9 @@ const (
 	ReasonInvalidVenue      Reason = "invalid_venue"
 	ReasonInvalidFlowSource Reason = "invalid_flow_source"
 	ReasonInvalidFee        Reason = "invalid_fee"
+	ReasonInvalidLeg        Reason = "invalid_leg"
+	ReasonInvalidPool       Reason = "invalid_pool"
+	ReasonInvalidProgram    Reason = "invalid_program"
 	// ReasonAmountTooLarge: tokenAmount above MaxTokenAmount or usdAmount
 	// above MaxUSDAmount.
 	ReasonAmountTooLarge Reason = "amount_too_large"
@@ -150,6 +179,8 @@ func (t *Trade) Validate() error {
 		return invalid(ReasonInvalidSignature, "signature")
 	case t.Slot < 0:
 		return invalid(ReasonInvalidSlot, "slot")
+	case t.Leg < 0 || t.Leg > MaxLeg:
+		return invalid(ReasonInvalidLeg, "leg")
 	case t.BlockTime < MinBlockTime:
 		return invalid(ReasonInvalidBlockTime, "blockTime")
 	case !validAddress(t.Mint):
@@ -180,6 +211,10 @@ func (t *Trade) Validate() error {
 		return invalid(ReasonInvalidFlowSource, "flowSource")
 	case !(t.FeeUSD >= 0) || t.FeeUSD > MaxUSDAmount:
 		return invalid(ReasonInvalidFee, "feeUsd")
+	case t.Pool != "" && !validAddress(t.Pool):
+		return invalid(ReasonInvalidPool, "pool")
+	case t.Program != "" && !validAddress(t.Program):
+		return invalid(ReasonInvalidProgram, "program")
 	}
 	return nil
 }

@@ -127,7 +127,7 @@ func TestParseTrade(t *testing.T) {
 	if _, err := ParseTrade([]byte(`{"slot": 1.5}`)); ReasonOf(err) != ReasonMalformedJSON {
 		t.Errorf("fractional slot: err = %v, want %s", err, ReasonMalformedJSON)
 	}
-	extra := strings.Replace(string(data), "{", `{"pool":"x",`, 1)
+	extra := strings.Replace(string(data), "{", `{"poolName":"x",`, 1)
 	if _, err := ParseTrade([]byte(extra)); err != nil {
 		t.Errorf("unknown field: %v, want it ignored", err)
 	}
@@ -273,5 +273,48 @@ func TestOrderKeyMatchesTradeRef(t *testing.T) {
 		if r := ka.ref(); r != a && !(a.IsZero() && r.IsZero()) {
 			t.Fatalf("refKey(%v).ref() = %v", a, r)
 		}
+	}
+}
+
+// TestTradeIdentity: leg, pool and program parse (fast path and
+// encoding/json agree), leg is bounded 0..MaxLeg, pool and program must be
+// addresses when present, and the identity's text form keeps leg 0 the
+// bare signature.
+func TestTradeIdentity(t *testing.T) {
+	base := validTrade()
+	data, err := json.Marshal(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		add  string
+		leg  int
+		code Reason
+	}{
+		{``, 0, ""},
+		{`"leg":3,`, 3, ""},
+		{`"leg":255,`, 255, ""},
+		{`"leg":256,`, 0, ReasonInvalidLeg},
+		{`"leg":-1,`, 0, ReasonInvalidLeg},
+		{`"pool":"x",`, 0, ReasonInvalidPool},
+		{`"program":"not an address",`, 0, ReasonInvalidProgram},
+		{`"pool":"8BnEgHoWFysVcuFFX7QztDmzuH8r5ZFvyP3sYwn1XTh6","program":"srmqPvymJeFKQ4zGQed1GFppgkRHL9kaELCbyksJtPX","leg":1,`, 1, ""},
+	} {
+		in := strings.Replace(string(data), `{"signature"`, `{`+tc.add+`"signature"`, 1)
+		in = strings.Replace(in, `,"leg":0`, ``, 1)
+		got, err := ParseTrade([]byte(in))
+		if ReasonOf(err) != tc.code {
+			t.Errorf("%s: %v, want %q", tc.add, err, tc.code)
+			continue
+		}
+		if err == nil && got.Leg != tc.leg {
+			t.Errorf("%s: leg %d, want %d", tc.add, got.Leg, tc.leg)
+		}
+	}
+	if s := (TradeID{Signature: "abc"}).String(); s != "abc" {
+		t.Errorf("leg 0 id %q", s)
+	}
+	if s := (TradeID{Signature: "abc", Leg: 2}).String(); s != "abc:2" {
+		t.Errorf("leg 2 id %q", s)
 	}
 }

@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/assetd/assetd/internal/jsonscan"
@@ -58,6 +59,9 @@ const (
 	fieldFlowSource
 	fieldFeeUSD
 	fieldIsBot
+	fieldLeg
+	fieldPool
+	fieldProgram
 )
 
 // fieldOf maps an exact JSON key to its field.
@@ -89,13 +93,19 @@ func fieldOf(key []byte) int {
 		return fieldFeeUSD
 	case "isBot":
 		return fieldIsBot
+	case "leg":
+		return fieldLeg
+	case "pool":
+		return fieldPool
+	case "program":
+		return fieldProgram
 	}
 	return fieldUnknown
 }
 
 // fieldNames are the Trade's JSON keys.
 var fieldNames = [...]string{"signature", "slot", "blockTime", "mint", "side", "tokenAmount",
-	"usdAmount", "priceUsd", "wallet", "venue", "flowSource", "feeUsd", "isBot"}
+	"usdAmount", "priceUsd", "wallet", "venue", "flowSource", "feeUsd", "isBot", "leg", "pool", "program"}
 
 // foldsToField reports whether an (ASCII) key matches a field's name
 // ignoring case, as encoding/json matches keys it has no exact field for.
@@ -209,6 +219,14 @@ func (s *tradeScanner) value(t *Trade, f int) bool {
 		t.FeeUSD, ok = s.Float()
 	case fieldIsBot:
 		t.IsBot, ok = s.Bool()
+	case fieldLeg:
+		var v int64
+		v, ok = s.Int(strconv.IntSize)
+		t.Leg = int(v)
+	case fieldPool:
+		ok = s.text(&t.Pool)
+	case fieldProgram:
+		ok = s.text(&t.Program)
 	case fieldUnknown:
 		ok = s.skip()
 	}

@@ -50,7 +50,7 @@ func TestParseTradeAgrees(t *testing.T) {
 		{"exponent", rep(`"tokenAmount":1250.5`, `"tokenAmount":1.2505e3`), "", true},
 		{"negative exponent", rep(`"priceUsd":0.8`, `"priceUsd":8E-1`), "", true},
 		{"duplicate key: last wins", rep(`"side":"buy"`, `"side":"x","side":"sell"`), "", true},
-		{"unknown scalar fields", rep(`{`, `{"pool":"x","n":-1.5e3,"ok":true,"z":null,`), "", true},
+		{"unknown scalar fields", rep(`{`, `{"poolName":"x","n":-1.5e3,"ok":true,"z":null,`), "", true},
 		{"unknown nested field", rep(`{`, `{"route":{"a":[1,2]},`), "", false},
 		{"key in other case", rep(`"side":"buy"`, `"SIDE":"buy"`), "", false},
 		{"key in other case, after", rep(`"isBot":false`, `"isBot":false,"Side":"x"`), ReasonInvalidSide, false},

@@ -263,3 +263,37 @@ func TestIngestTrades(t *testing.T) {
 		t.Fatalf("2 MiB body: %d %.300s", r.status, r.raw)
 	}
 }
+
+// TestIngestTradeLegs: (signature, leg) identifies a trade over HTTP: two
+// legs of one signature are both accepted, a repeated leg is a duplicate,
+// leg defaults to 0 (the bare-signature trade), and an out-of-range leg
+// rejects that event with invalid_leg / field leg.
+func TestIngestTradeLegs(t *testing.T) {
+	h, _, crypto := analyticsHarness(t)
+	mint := crypto.Variants[0].Mint
+	w := syntheticMints(1)[0]
+	ev := func(sig, leg string) string {
+		return fmt.Sprintf(`{"signature":%q,%s"slot":5,"blockTime":%d,"mint":%q,"side":"buy","tokenAmount":1,"usdAmount":6,"priceUsd":6,"wallet":%q,"venue":"orca"}`,
+			sig, leg, h.now.Unix()-30, mint, w)
+	}
+	body := strings.Join([]string{ev("route", ""), ev("route", `"leg":1,`), ev("route", `"leg":0,`), ev("route", `"leg":1,`), ev("route", `"leg":256,`), ev("route", `"leg":-1,`)}, "\n")
+	r := h.ingest(t, "trades", "application/x-ndjson", body)
+	if r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+	var out struct {
+		Accepted, Duplicates, Rejected int
+		Reasons                        map[string]int
+		Errors                         []ingestError
+	}
+	if err := json.Unmarshal([]byte(r.raw), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Accepted != 2 || out.Duplicates != 2 || out.Rejected != 2 || out.Reasons["invalid_leg"] != 2 ||
+		len(out.Errors) != 2 || out.Errors[0].Index != 4 || out.Errors[0].Field != "leg" || out.Errors[0].Code != "invalid_leg" {
+		t.Fatalf("result: %s", r.raw)
+	}
+	if r := h.ingest(t, "trades", "application/x-ndjson", ev("route", `"leg":2,`)); !strings.Contains(r.raw, `"accepted":1`) {
+		t.Fatalf("leg 2: %s", r.raw)
+	}
+}

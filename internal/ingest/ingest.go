@@ -1,5 +1,5 @@
 // Package ingest makes trade ingest durable: a batch is validated, stored
-// (deduplicated by signature against the store, in one transaction) and
+// (deduplicated by identity, signature and leg, against the store, in one transaction) and
 // only then applied to the in-memory analytics engine, so a trade counted
 // as accepted is committed. At start the engine's state is rebuilt from the
 // store: persisted candles, the candles of trades stored after the last
@@ -38,7 +38,8 @@ type StoredTrade struct {
 
 // Store is the trade and candle store.
 type Store interface {
-	// InsertTrades stores the trades new by signature in one transaction.
+	// InsertTrades stores the trades new by identity (signature, leg) in
+	// one transaction.
 	InsertTrades(ctx context.Context, trades []analytics.Trade, now time.Time) (storage.TradeInsert, error)
 	// ScanTrades streams the trades with seq in (after, before) by seq.
 	ScanTrades(ctx context.Context, after, before int64, fn func([]StoredTrade) error) error
@@ -64,7 +65,7 @@ type Store interface {
 
 // DefaultRetention is how long stored trades are kept after ingestion: the
 // longest rolling window (24 h) plus a day for late trades and restarts.
-// It is also the dedupe horizon: a signature re-sent within it is a
+// It is also the dedupe horizon: a trade (signature, leg) re-sent within it is a
 // duplicate.
 const DefaultRetention = 48 * time.Hour
 
@@ -156,7 +157,7 @@ const maxWaiting = 8
 // Retention is the stored-trade retention (and dedupe horizon).
 func (in *Ingester) Retention() time.Duration { return in.retention }
 
-// Ingest validates trades, stores the new ones (by signature) and, once
+// Ingest validates trades, stores the new ones (by signature and leg) and, once
 // they are committed, applies them to the engine. Accepted counts the
 // stored trades; Duplicates those already stored or repeated in the batch.
 // On an error nothing of the batch is acknowledged (some of it may be

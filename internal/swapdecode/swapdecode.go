@@ -4,12 +4,6 @@
 // the pool's vaults inside that invocation. It does no I/O.
 package swapdecode
 
-import (
-	"errors"
-
-	"github.com/assetd/assetd/internal/analytics"
-)
-
 // Leg is one swap: tokens in to a pool, tokens out of it, inside one DEX
 // program invocation (top-level or inner).
 type Leg struct {
@@ -43,28 +37,4 @@ type Tx struct {
 	// Unparsed lists the program ids that moved tokens in this
 	// transaction but are not known DEX programs (not guessed).
 	Unparsed []string
-}
-
-// ErrNotImplemented is returned by the skeleton until the decoder lands.
-var ErrNotImplemented = errors.New("swapdecode: not implemented")
-
-// DecodeTransaction decodes one getTransaction result (the bare result
-// object: slot, blockTime, transaction, meta), encodings json and
-// jsonParsed, legacy and v0.
-func DecodeTransaction(raw []byte) (Tx, error) {
-	return Tx{}, ErrNotImplemented
-}
-
-// DecodeBlock decodes one getBlock result (transactionDetails full) at
-// slot; failed transactions come back with Failed set and no legs.
-func DecodeBlock(raw []byte, slot int64) ([]Tx, error) {
-	return nil, ErrNotImplemented
-}
-
-// Trades turns tx's legs with exactly one side in stable into trade
-// events in the ingest format (mint the other side, side buy when the
-// token is the leg's output, UI amounts, price usd/token, wallet the fee
-// payer, leg, pool, program, venue, slot, blockTime).
-func Trades(tx Tx, stable map[string]bool) []analytics.Trade {
-	return nil
 }

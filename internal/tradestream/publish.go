@@ -15,9 +15,10 @@ type Admitter interface {
 	Admit(trades []analytics.Trade) ([]analytics.Trade, analytics.IngestResult)
 }
 
-// SignatureStore reports which signatures are stored trades.
+// SignatureStore reports which trade identities (signature, leg) are
+// stored trades.
 type SignatureStore interface {
-	StoredSignatures(ctx context.Context, sigs []string) (map[string]bool, error)
+	StoredTradeIDs(ctx context.Context, ids []analytics.TradeID) (map[analytics.TradeID]bool, error)
 }
 
 // publishChunk is how many trades are in flight before their PubAcks are
@@ -64,17 +65,17 @@ func (p *Publisher) Ingest(ctx context.Context, trades []analytics.Trade) (analy
 	if !p.connected() {
 		return analytics.IngestResult{}, &UnavailableError{Err: errNotConnected}
 	}
-	sigs := make([]string, len(ok))
+	ids := make([]analytics.TradeID, len(ok))
 	for i := range ok {
-		sigs[i] = ok[i].Signature
+		ids[i] = ok[i].ID()
 	}
-	stored, err := p.sigs.StoredSignatures(ctx, sigs)
+	stored, err := p.sigs.StoredTradeIDs(ctx, ids)
 	if err != nil {
 		return analytics.IngestResult{}, fmt.Errorf("trade stream: %w", err)
 	}
 	fresh := ok[:0:0]
 	for i := range ok {
-		if stored[ok[i].Signature] {
+		if stored[ids[i]] {
 			res.Duplicates++
 			continue
 		}
@@ -132,8 +133,10 @@ func (p *Publisher) publish(ctx context.Context, trades []analytics.Trade) (acce
 }
 
 // Message is the stream message of t: subject <prefix>.trades.<mint>,
-// header Nats-Msg-Id: <signature>, body the trade event's JSON (the
-// POST /v1/internal/trades event format).
+// header Nats-Msg-Id: the trade's identity (analytics.TradeID.String:
+// <signature> for leg 0, as before legs existed, <signature>:<leg>
+// otherwise), body the trade event's JSON (the POST /v1/internal/trades
+// event format).
 func Message(prefix string, t *analytics.Trade) (*nats.Msg, error) {
 	body, err := json.Marshal(t)
 	if err != nil {
@@ -141,6 +144,6 @@ func Message(prefix string, t *analytics.Trade) (*nats.Msg, error) {
 	}
 	m := nats.NewMsg(Subject(prefix, t.Mint))
 	m.Data = body
-	m.Header.Set(jetstream.MsgIDHeader, t.Signature)
+	m.Header.Set(jetstream.MsgIDHeader, t.ID().String())
 	return m, nil
 }

@@ -3,15 +3,17 @@
 // acknowledging loses none of it.
 //
 // Publisher (POST /v1/internal/trades with --nats-url): validates the
-// batch, drops signatures the store already holds, publishes each trade as
-// one message on <prefix>.trades.<mint> with its signature as Nats-Msg-Id,
-// and acknowledges only after the stream's PubAck: a PubAck flagged
-// Duplicate (the same signature within the stream's duplicate window) or a
-// stored signature counts as a duplicate, every other as accepted.
+// batch, drops trades the store already holds (by identity: signature and
+// leg), publishes each trade as one message on <prefix>.trades.<mint> with
+// its identity as Nats-Msg-Id (the signature for leg 0,
+// <signature>:<leg> otherwise), and acknowledges only after the stream's
+// PubAck: a PubAck flagged Duplicate (the same identity within the
+// stream's duplicate window) or a stored identity counts as a duplicate,
+// every other as accepted.
 //
 // Worker: every replica runs one on the shared durable pull consumer, so
 // each message is handled by one replica. It stores the trades through the
-// replica's ingester (deduplicated by signature in the store, so a
+// replica's ingester (deduplicated by signature and leg in the store, so a
 // redelivery is harmless), tells the other replicas (the trades change
 // topic, which the change bus carries at once), and only then acks. Every
 // replica's analytics engine applies stored trades in the store's commit

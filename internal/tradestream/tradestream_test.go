@@ -55,13 +55,14 @@ type sigStore struct {
 	stored map[string]bool
 }
 
-func (s *sigStore) StoredSignatures(_ context.Context, sigs []string) (map[string]bool, error) {
+// StoredTradeIDs: stored holds the identities' text form.
+func (s *sigStore) StoredTradeIDs(_ context.Context, ids []analytics.TradeID) (map[analytics.TradeID]bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := map[string]bool{}
-	for _, sig := range sigs {
-		if s.stored[sig] {
-			out[sig] = true
+	out := map[analytics.TradeID]bool{}
+	for _, id := range ids {
+		if s.stored[id.String()] {
+			out[id] = true
 		}
 	}
 	return out, nil
@@ -115,6 +116,32 @@ func TestPublishCountsAcceptedAndDuplicatesExactly(t *testing.T) {
 	}
 	if _, err := analytics.ParseTrade(m.Data); err != nil {
 		t.Fatalf("message body is not a trade event: %v (%s)", err, m.Data)
+	}
+
+	// Another leg of a published signature is a new trade, its id
+	// <signature>:<leg>; a stored leg of a stored signature is a duplicate.
+	leg1 := synthetic("sig-3", 3)
+	leg1.Leg = 1
+	sigs.mu.Lock()
+	sigs.stored["sig-old:2"] = true
+	sigs.mu.Unlock()
+	old2 := synthetic("sig-old", 4)
+	old2.Leg = 2
+	old3 := old2
+	old3.Leg = 3
+	res, err = p.Ingest(ctx, []analytics.Trade{leg1, old2, old3, leg1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Accepted != 2 || res.Duplicates != 2 {
+		t.Fatalf("legs: %+v; want sig-3 leg 1 and sig-old leg 3 accepted, 2 duplicates", res)
+	}
+	m, err = stream.GetLastMsgForSubject(ctx, tradestream.Subject("pub", addr("mint", 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Header.Get("Nats-Msg-Id"); got != "sig-3:1" {
+		t.Fatalf("leg 1 Nats-Msg-Id %q; want sig-3:1", got)
 	}
 }
 

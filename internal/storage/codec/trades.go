@@ -12,22 +12,23 @@ import (
 )
 
 // TradeColumns are the persisted trade columns, in TradeArgs order (seq is
-// assigned by the store). data holds the fields other than signature, mint
-// and block time (EncodeTradeData): fewer columns make the batch insert and
-// the start-up scan several times cheaper.
-const TradeColumns = `signature, mint, block_time, data`
+// assigned by the store). (signature, leg) is the unique key. data holds
+// the fields other than signature, leg, mint and block time
+// (EncodeTradeData): fewer columns make the batch insert and the start-up
+// scan several times cheaper.
+const TradeColumns = `signature, leg, mint, block_time, data`
 
 // TradeColumnCount is the number of TradeColumns.
-const TradeColumnCount = 4
+const TradeColumnCount = 5
 
 // AppendTradeArgs appends the trade's TradeColumns values to args.
 func AppendTradeArgs(args []any, t *analytics.Trade) []any {
-	return append(args, t.Signature, t.Mint, t.BlockTime, EncodeTradeData(nil, t))
+	return append(args, t.Signature, t.Leg, t.Mint, t.BlockTime, EncodeTradeData(nil, t))
 }
 
 // ScanTrade reads one "seq, " + TradeColumns row.
 func ScanTrade(sc storage.Scanner, t *ingest.StoredTrade, data *[]byte) error {
-	if err := sc.Scan(&t.Seq, &t.Signature, &t.Mint, &t.BlockTime, data); err != nil {
+	if err := sc.Scan(&t.Seq, &t.Signature, &t.Leg, &t.Mint, &t.BlockTime, data); err != nil {
 		return err
 	}
 	return DecodeTradeData(*data, &t.Trade)
@@ -39,11 +40,13 @@ const (
 	flagBot
 )
 
-// EncodeTradeData appends the trade's fields other than signature, mint
-// and block time to dst: slot (8 bytes), token amount, USD amount, price
-// and fee (float64 bits, 8 bytes each), flags (1 byte: sell, bot), then
-// wallet, venue and flow source, each a length byte and its bytes (the
-// engine bounds them to 64 bytes; longer ones are cut at 255).
+// EncodeTradeData appends the trade's fields other than signature, leg,
+// mint and block time to dst: slot (8 bytes), token amount, USD amount,
+// price and fee (float64 bits, 8 bytes each), flags (1 byte: sell, bot),
+// then wallet, venue and flow source, each a length byte and its bytes
+// (the engine bounds them to 64 bytes; longer ones are cut at 255), then,
+// when either is set, pool and program the same way (data written before
+// they existed ends after the flow source).
 func EncodeTradeData(dst []byte, t *analytics.Trade) []byte {
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(t.Slot))
 	for _, f := range [...]float64{t.TokenAmount, t.USDAmount, t.PriceUSD, t.FeeUSD} {
@@ -57,7 +60,12 @@ func EncodeTradeData(dst []byte, t *analytics.Trade) []byte {
 		flags |= flagBot
 	}
 	dst = append(dst, flags)
-	for _, s := range [...]string{t.Wallet, t.Venue, t.FlowSource} {
+	strs := [...]string{t.Wallet, t.Venue, t.FlowSource, t.Pool, t.Program}
+	n := len(strs)
+	if t.Pool == "" && t.Program == "" {
+		n = 3
+	}
+	for _, s := range strs[:n] {
 		s = s[:min(len(s), 255)]
 		dst = append(dst, byte(len(s)))
 		dst = append(dst, s...)
@@ -83,7 +91,11 @@ func DecodeTradeData(b []byte, t *analytics.Trade) error {
 	}
 	t.IsBot = flags&flagBot != 0
 	b = b[fixed:]
-	for _, dst := range [...]*string{&t.Wallet, &t.Venue, &t.FlowSource} {
+	t.Pool, t.Program = "", ""
+	for i, dst := range [...]*string{&t.Wallet, &t.Venue, &t.FlowSource, &t.Pool, &t.Program} {
+		if i == 3 && len(b) == 0 {
+			break // written before pool and program existed, or neither set
+		}
 		if len(b) < 1 || len(b) < 1+int(b[0]) {
 			return errors.New("trade data: truncated string")
 		}

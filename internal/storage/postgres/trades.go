@@ -24,63 +24,63 @@ const (
 const lockSQL = `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))`
 
 // A batch is stored under the trade lock in three round trips: the
-// signatures already stored (one index probe each), a binary COPY of the
-// others straight into trades, and the sequence's current value. Under the
-// lock no other writer draws seqs, so the batch's seqs are the contiguous
-// range ending there, in COPY order. This costs PostgreSQL about 40% less
-// CPU per trade than staging the batch in a temporary table and inserting
-// it with ON CONFLICT DO NOTHING RETURNING (speculative insertion per row).
+// identities already stored (one index probe per signature), a binary COPY
+// of the others straight into trades, and the sequence's current value.
+// Under the lock no other writer draws seqs, so the batch's seqs are the
+// contiguous range ending there, in COPY order. This costs PostgreSQL
+// about 40% less CPU per trade than staging the batch in a temporary table
+// and inserting it with ON CONFLICT DO NOTHING RETURNING (speculative
+// insertion per row).
 const (
-	storedSignatures = `SELECT signature FROM trades WHERE signature = ANY($1)`
-	lastTradeSeq     = `SELECT currval(pg_get_serial_sequence('trades', 'seq'))`
+	storedTradeIDs = `SELECT signature, leg FROM trades WHERE signature = ANY($1)`
+	lastTradeSeq   = `SELECT currval(pg_get_serial_sequence('trades', 'seq'))`
 )
 
-var copyColumns = []string{"signature", "mint", "block_time", "data"}
+var copyColumns = []string{"signature", "leg", "mint", "block_time", "data"}
 
 // pruneChunk bounds the trades one DELETE removes.
 const pruneChunk = 50_000
 
-// InsertTrades stores, in one transaction, the trades whose signature is
-// not stored yet, and reports which they were. now is the ingestion time
-// (the trade retention counts from it). The first of two trades of the
-// batch with one signature wins.
+// InsertTrades stores, in one transaction, the trades whose identity
+// (signature, leg) is not stored yet, and reports which they were. now is
+// the ingestion time (the trade retention counts from it). The first of
+// two trades of the batch with one identity wins.
 func (s *Store) InsertTrades(ctx context.Context, trades []analytics.Trade, now time.Time) (storage.TradeInsert, error) {
 	res := storage.TradeInsert{Inserted: make([]bool, len(trades))}
 	if len(trades) == 0 {
 		return res, nil
 	}
-	seen := make(map[string]struct{}, len(trades))
+	seen := make(map[analytics.TradeID]struct{}, len(trades))
 	first := make([]int, 0, len(trades))
+	sigs := make([]string, 0, len(trades))
 	for i := range trades {
-		if _, ok := seen[trades[i].Signature]; !ok {
-			seen[trades[i].Signature] = struct{}{}
+		id := trades[i].ID()
+		if _, ok := seen[id]; !ok {
+			seen[id] = struct{}{}
 			first = append(first, i)
+			sigs = append(sigs, id.Signature) // a repeat (another leg) costs ANY nothing
 		}
 	}
 	buf := make([]byte, 0, len(first)*128)
-	sigs := make([]string, len(first))
-	for k, i := range first {
-		sigs[k] = trades[i].Signature
-	}
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
 		res = storage.TradeInsert{Inserted: make([]bool, len(trades))}
 		if _, err := tx.Exec(ctx, lockSQL, tradeLockClass); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, storedSignatures, sigs)
+		rows, err := tx.Query(ctx, storedTradeIDs, sigs)
 		if err != nil {
 			return err
 		}
-		stored := map[string]bool{}
-		var sig string
-		if _, err := pgx.ForEachRow(rows, []any{&sig}, func() error { stored[sig] = true; return nil }); err != nil {
+		stored := map[analytics.TradeID]bool{}
+		var id analytics.TradeID
+		if _, err := pgx.ForEachRow(rows, []any{&id.Signature, &id.Leg}, func() error { stored[id] = true; return nil }); err != nil {
 			return err
 		}
 		fresh := first
 		if len(stored) > 0 {
 			fresh = make([]int, 0, len(first))
 			for _, i := range first {
-				if !stored[trades[i].Signature] {
+				if !stored[trades[i].ID()] {
 					fresh = append(fresh, i)
 				}
 			}
@@ -248,7 +248,7 @@ type copyRows struct {
 	rows   []int
 	next   int
 	buf    []byte
-	row    [4]any
+	row    [5]any
 }
 
 func (r *copyRows) Next() bool { r.next++; return r.next <= len(r.rows) }
@@ -257,7 +257,7 @@ func (r *copyRows) Values() ([]any, error) {
 	t := &r.trades[r.rows[r.next-1]]
 	start := len(r.buf)
 	r.buf = codec.EncodeTradeData(r.buf, t)
-	r.row = [4]any{t.Signature, t.Mint, t.BlockTime, r.buf[start:len(r.buf):len(r.buf)]}
+	r.row = [5]any{t.Signature, int16(t.Leg), t.Mint, t.BlockTime, r.buf[start:len(r.buf):len(r.buf)]}
 	return r.row[:], nil
 }
 

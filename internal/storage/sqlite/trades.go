@@ -13,8 +13,9 @@ import (
 	"github.com/assetd/assetd/internal/storage/codec"
 )
 
-// tradeChunk is the number of trades per multi-row INSERT: 13 columns each
-// stays under SQLite's 32,766 bound variables.
+// tradeChunk is the number of trades per multi-row INSERT: its
+// codec.TradeColumnCount columns each stay under SQLite's 32,766 bound
+// variables.
 const tradeChunk = 2000
 
 // pruneChunk bounds the trades one DELETE removes, so the single writer is
@@ -26,22 +27,22 @@ var insertFull = insertTradesSQL(tradeChunk)
 func insertTradesSQL(n int) string {
 	row := "(" + strings.TrimSuffix(strings.Repeat("?,", codec.TradeColumnCount), ",") + ")"
 	return `INSERT INTO trades(` + codec.TradeColumns + `) VALUES ` +
-		strings.TrimSuffix(strings.Repeat(row+",", n), ",") + ` ON CONFLICT(signature) DO NOTHING RETURNING seq, signature`
+		strings.TrimSuffix(strings.Repeat(row+",", n), ",") + ` ON CONFLICT(signature, leg) DO NOTHING RETURNING seq, signature, leg`
 }
 
-// InsertTrades stores, in one transaction, the trades whose signature is
-// not stored yet, and reports which they were. now is the ingestion time
-// (the trade retention counts from it). The first of two trades of the
-// batch with one signature wins.
+// InsertTrades stores, in one transaction, the trades whose identity
+// (signature, leg) is not stored yet, and reports which they were. now is
+// the ingestion time (the trade retention counts from it). The first of
+// two trades of the batch with one identity wins.
 func (s *Store) InsertTrades(ctx context.Context, trades []analytics.Trade, now time.Time) (storage.TradeInsert, error) {
 	res := storage.TradeInsert{Inserted: make([]bool, len(trades))}
 	if len(trades) == 0 {
 		return res, nil
 	}
-	index := make(map[string]int, len(trades))
+	index := make(map[analytics.TradeID]int, len(trades))
 	for i := range trades {
-		if _, ok := index[trades[i].Signature]; !ok {
-			index[trades[i].Signature] = i
+		if _, ok := index[trades[i].ID()]; !ok {
+			index[trades[i].ID()] = i
 		}
 	}
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
@@ -88,17 +89,17 @@ func (s *Store) InsertTrades(ctx context.Context, trades []analytics.Trade, now 
 }
 
 // collectInserted reads the RETURNING rows of one INSERT into res.
-func collectInserted(rows *sql.Rows, index map[string]int, res *storage.TradeInsert) error {
+func collectInserted(rows *sql.Rows, index map[analytics.TradeID]int, res *storage.TradeInsert) error {
 	defer rows.Close()
 	var seq int64
-	var sig string
+	var id analytics.TradeID
 	for rows.Next() {
-		if err := rows.Scan(&seq, &sig); err != nil {
+		if err := rows.Scan(&seq, &id.Signature, &id.Leg); err != nil {
 			return err
 		}
-		i, ok := index[sig]
+		i, ok := index[id]
 		if !ok || res.Inserted[i] {
-			return fmt.Errorf("unexpected returned signature %q", sig)
+			return fmt.Errorf("unexpected returned trade %s", id)
 		}
 		res.Inserted[i] = true
 		res.Count++

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"github.com/assetd/assetd/internal/analytics"
 	"sync"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ var ChangeTests = []struct {
 	Fn   func(*testing.T, Harness)
 }{
 	{"CommitHookReportsCommittedTopics", testCommitHook},
-	{"StoredSignatures", testStoredSignatures},
+	{"StoredTradeIDs", testStoredTradeIDs},
 }
 
 type hooked interface {
@@ -75,25 +76,30 @@ func testCommitHook(t *testing.T, h Harness) {
 	}
 }
 
-func testStoredSignatures(t *testing.T, h Harness) {
+func testStoredTradeIDs(t *testing.T, h Harness) {
 	s, _ := h.Fresh(t)
 	ss, ok := s.(interface {
-		StoredSignatures(ctx context.Context, sigs []string) (map[string]bool, error)
+		StoredTradeIDs(ctx context.Context, ids []analytics.TradeID) (map[analytics.TradeID]bool, error)
 	})
 	if !ok {
-		t.Fatalf("%T has no StoredSignatures", s)
+		t.Fatalf("%T has no StoredTradeIDs", s)
 	}
 	ts := tradeStore(t, s)
-	mustInsert(t, ts, synthTrades("stored", 3), t0)
-	ask := []string{"stored-000000", "absent", "stored-000002"}
+	trades := synthTrades("stored", 3)
+	leg2 := trades[0]
+	leg2.Leg = 2
+	mustInsert(t, ts, append(trades, leg2), t0)
+	ask := []analytics.TradeID{{Signature: "stored-000000"}, {Signature: "absent"}, {Signature: "stored-000002"},
+		{Signature: "stored-000000", Leg: 2}, {Signature: "stored-000000", Leg: 1}, {Signature: "stored-000001", Leg: 2}}
 	for i := range 1200 { // past one lookup chunk
-		ask = append(ask, "absent-"+string(rune('a'+i%26))+hash(i))
+		ask = append(ask, analytics.TradeID{Signature: "absent-" + string(rune('a'+i%26)) + hash(i)})
 	}
-	got, err := ss.StoredSignatures(context.Background(), ask)
+	got, err := ss.StoredTradeIDs(context.Background(), ask)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(map[string]bool{"stored-000000": true, "stored-000002": true}, got); d != "" {
-		t.Fatalf("stored signatures (-want +got):\n%s", d)
+	want := map[analytics.TradeID]bool{{Signature: "stored-000000"}: true, {Signature: "stored-000002"}: true, {Signature: "stored-000000", Leg: 2}: true}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("stored trade ids (-want +got):\n%s", d)
 	}
 }

@@ -22,6 +22,7 @@ var TradeTests = []struct {
 	Fn   func(*testing.T, Harness)
 }{
 	{"TradesInsertDedupe", testTradesInsertDedupe},
+	{"TradesLegs", testTradesLegs},
 	{"TradesRoundTripAndScan", testTradesScan},
 	{"TradesCommitOrder", testTradesCommitOrder},
 	{"TradesRetention", testTradesRetention},
@@ -98,6 +99,39 @@ func testTradesInsertDedupe(t *testing.T, h Harness) {
 	got := scanAll(t, s, 0)
 	if len(got) != 3 || got[1].Signature != "sig-b" || got[1].USDAmount != b.USDAmount {
 		t.Fatalf("stored: %+v", got)
+	}
+}
+
+// A trade's identity is (signature, leg): two legs of one transaction are
+// two trades (a route with two USDC legs of one token keeps both), a
+// repeated (signature, leg) is a duplicate in the batch and across
+// handles, and leg, pool and program round-trip.
+func testTradesLegs(t *testing.T, h Harness) {
+	st, another := h.Fresh(t)
+	s := tradeStore(t, st)
+	leg0 := synthTrade("route", 0)
+	leg1 := synthTrade("route", 1)
+	leg1.Leg, leg1.Mint = 1, leg0.Mint
+	leg1.Pool = "8BnEgHoWFysVcuFFX7QztDmzuH8r5ZFvyP3sYwn1XTh6"
+	leg1.Program = "srmqPvymJeFKQ4zGQed1GFppgkRHL9kaELCbyksJtPX"
+	res := mustInsert(t, s, []analytics.Trade{leg0, leg1, leg1}, t0)
+	if d := cmp.Diff([]bool{true, true, false}, res.Inserted); d != "" || res.Count != 2 {
+		t.Fatalf("legs: %+v", res)
+	}
+	leg2 := leg1
+	leg2.Leg = 2
+	res = mustInsert(t, tradeStore(t, another()), []analytics.Trade{leg1, leg2, leg0}, t0)
+	if d := cmp.Diff([]bool{false, true, false}, res.Inserted); d != "" || res.Count != 1 {
+		t.Fatalf("re-send with leg 2: %+v", res)
+	}
+	got := scanAll(t, s, 0)
+	if len(got) != 3 {
+		t.Fatalf("stored %d trades, want 3", len(got))
+	}
+	for i, want := range []analytics.Trade{leg0, leg1, leg2} {
+		if d := cmp.Diff(want, got[i].Trade); d != "" {
+			t.Errorf("trade %d (-in +stored):\n%s", i, d)
+		}
 	}
 }
 

@@ -1,0 +1,206 @@
+package swapdecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/assetd/assetd/internal/analytics"
+)
+
+// composedBlock builds a getBlock result from recorded jsonParsed
+// transactions (no whole recorded block with swaps exists; see the data
+// README). The composition is the test's; every transaction in it is a
+// recorded one. failIdx, when >= 0, gets meta.err set by the test (the
+// recorded data has no failed swap).
+func composedBlock(t testing.TB, failIdx int) (block []byte, sigs []string) {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(dataDir, "jup-ag_instruction-parser/snapshot/*"))
+	var txs []map[string]json.RawMessage
+	for i, dir := range dirs {
+		raw, err := os.ReadFile(filepath.Join(dir, "tx-"+filepath.Base(dir)+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env struct {
+			Result map[string]json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(raw, &env); err != nil {
+			t.Fatal(err)
+		}
+		r := env.Result
+		el := map[string]json.RawMessage{"transaction": r["transaction"], "meta": r["meta"], "version": r["version"]}
+		if i == failIdx {
+			var meta map[string]json.RawMessage
+			if err := json.Unmarshal(r["meta"], &meta); err != nil {
+				t.Fatal(err)
+			}
+			meta["err"] = json.RawMessage(`{"InstructionError":[3,{"Custom":6001}]}`)
+			el["meta"], _ = json.Marshal(meta)
+		}
+		txs = append(txs, el)
+		sigs = append(sigs, filepath.Base(dir))
+	}
+	b, err := json.Marshal(map[string]any{
+		"blockHeight": nil, "blockTime": 1720000000, "blockhash": "composed-by-test",
+		"parentSlot": 299999999, "previousBlockhash": "composed-by-test", "transactions": txs,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, sigs
+}
+
+func TestDecodeBlockComposed(t *testing.T) {
+	needData(t)
+	block, sigs := composedBlock(t, 2)
+	txs, err := DecodeBlock(block, 300000000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(txs) != len(sigs) {
+		t.Fatalf("%d txs, want %d", len(txs), len(sigs))
+	}
+	for i, tx := range txs {
+		if tx.Signature != sigs[i] || tx.Slot != 300000000 || tx.BlockTime != 1720000000 {
+			t.Errorf("tx %d: %s slot %d time %d", i, tx.Signature, tx.Slot, tx.BlockTime)
+		}
+		single, err := os.ReadFile(filepath.Join(dataDir, "jup-ag_instruction-parser/snapshot", sigs[i], "tx-"+sigs[i]+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := DecodeResponse(single)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 {
+			if !tx.Failed || len(tx.Legs) != 0 || Trades(tx, DefaultStableMints()) != nil {
+				t.Errorf("failed tx: %+v", tx)
+			}
+			continue
+		}
+		if tx.Failed || len(tx.Legs) != len(want[0].Legs) {
+			t.Errorf("tx %d: %d legs, the getTransaction decode has %d", i, len(tx.Legs), len(want[0].Legs))
+			continue
+		}
+		for j := range tx.Legs {
+			if tx.Legs[j] != want[0].Legs[j] {
+				t.Errorf("tx %d leg %d: %+v, want %+v", i, j, tx.Legs[j], want[0].Legs[j])
+			}
+		}
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for name, in := range map[string]string{
+		"empty":          ``,
+		"not an object":  `[]`,
+		"no transaction": `{"slot":1,"meta":null}`,
+		"base64":         `{"slot":1,"transaction":["AAAA","base64"],"meta":null}`,
+		"bad program":    `{"slot":1,"transaction":{"message":{"accountKeys":["a"],"instructions":[{"programIdIndex":5,"accounts":[],"data":""}]},"signatures":["s"]},"meta":{"err":null}}`,
+		"orphan inner":   `{"slot":1,"transaction":{"message":{"accountKeys":["a"],"instructions":[]},"signatures":["s"]},"meta":{"err":null,"innerInstructions":[{"index":3,"instructions":[]}]}}`,
+		"trailing":       `{"slot":1,"transaction":{"message":{"accountKeys":[],"instructions":[]},"signatures":["s"]},"meta":null} x`,
+		"unterminated":   `{"slot":1,"transaction":{"message":{"accountKeys":["a`,
+	} {
+		if _, err := DecodeTransaction([]byte(in)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestB58(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []byte
+		ok   bool
+	}{
+		{"", nil, true},
+		{"1", []byte{0}, true},
+		{"11", []byte{0, 0}, true},
+		{"2", []byte{1}, true},
+		{"5Q", []byte{0xff}, true},
+		{"LUv", []byte{0xff, 0xff}, true},
+		{"LUw", []byte{1, 0, 0}, true},
+		{"0", nil, false},
+		{"I", nil, false},
+	} {
+		got, ok := b58decode(nil, []byte(tc.in))
+		if ok != tc.ok || (ok && !bytes.Equal(got, tc.want)) {
+			t.Errorf("%q: %x %v, want %x %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+	// A recorded 32-byte key.
+	if b, ok := b58decode(nil, []byte(usdcMint)); !ok || len(b) != 32 {
+		t.Errorf("USDC mint: %d bytes", len(b))
+	}
+}
+
+func TestParseStableMints(t *testing.T) {
+	m, err := ParseStableMints(" " + usdcMint + " ,," + usdtMint)
+	if err != nil || len(m) != 2 || !m[usdcMint] || !m[usdtMint] {
+		t.Fatalf("%v %v", m, err)
+	}
+	for _, bad := range []string{"", " , ", "notbase58!", "abc", usdcMint + ",x0x"} {
+		if _, err := ParseStableMints(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if d := DefaultStableMints(); len(d) != 2 || !d[usdcMint] || !d[usdtMint] {
+		t.Errorf("defaults %v", d)
+	}
+}
+
+// TestTrades uses the legs of recorded transactions, plus stable-to-stable
+// and unknown-decimals variants of them made by the test.
+func TestTrades(t *testing.T) {
+	needData(t)
+	dir := filepath.Join(dataDir, "jup-ag_instruction-parser/snapshot/5SnGKXqNQ6zYGfNHQwHWwRtbxnYHUHLbANXgpvCLuXD1LA5paStRBcuXwu2T5eM9xsVWFQTzeUNwPWx6UAQhUb2t")
+	tx := decodeFile(t, filepath.Join(dir, "tx-"+filepath.Base(dir)+".json"))[0]
+	trades := Trades(tx, DefaultStableMints())
+	if len(trades) != 2 {
+		t.Fatalf("%d trades", len(trades))
+	}
+	// Saros DezX… -> USDC: the token was paid in, a sell.
+	s := trades[0]
+	if s.Side != analytics.SideSell || s.Mint != "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263" || s.Leg != 0 || s.Venue != "saros" ||
+		s.TokenAmount != 214663.35085 || s.USDAmount != 4.939254 || s.PriceUSD != 4.939254/214663.35085 ||
+		s.Wallet != tx.FeePayer || s.Pool != tx.Legs[0].Pool || s.Program != Saros || s.Slot != tx.Slot || s.BlockTime != tx.BlockTime {
+		t.Errorf("saros trade %+v", s)
+	}
+	// Phoenix USDC -> wSOL: the token is the output, a buy.
+	if b := trades[1]; b.Side != analytics.SideBuy || b.Mint != WrappedSOL || b.Leg != 1 || b.TokenAmount != 0.0357 || b.USDAmount != 4.935798 {
+		t.Errorf("phoenix trade %+v", b)
+	}
+	// Only USDT stable: no trade for these USDC legs.
+	if n := len(Trades(tx, map[string]bool{usdtMint: true})); n != 0 {
+		t.Errorf("USDT-only: %d trades", n)
+	}
+	v := tx
+	v.Legs = []Leg{tx.Legs[1]}
+	v.Legs[0].InMint, v.Legs[0].Index = usdtMint, 0 // both sides stable
+	v.Legs[0].OutMint = usdcMint
+	if n := len(Trades(v, DefaultStableMints())); n != 0 {
+		t.Errorf("stable-to-stable: %d trades", n)
+	}
+	v.Legs = []Leg{tx.Legs[1]}
+	v.Legs[0].OutDecimals = -1
+	if n := len(Trades(v, DefaultStableMints())); n != 0 {
+		t.Errorf("unknown decimals: %d trades", n)
+	}
+	v.Legs = []Leg{tx.Legs[1]}
+	v.Legs[0].Index = analytics.MaxLeg + 1
+	if n := len(Trades(v, DefaultStableMints())); n != 0 {
+		t.Errorf("leg past MaxLeg: %d trades", n)
+	}
+	v = tx
+	v.Failed = true
+	if Trades(v, DefaultStableMints()) != nil {
+		t.Error("failed tx traded")
+	}
+	if !strings.HasPrefix(tx.Signature, "5SnGKXqN") {
+		t.Error(tx.Signature)
+	}
+}
