@@ -380,17 +380,17 @@ func (s *Source) onTransaction(ctx context.Context, t *geyserpb.SubscribeUpdateT
 	}
 	slot := int64(t.GetSlot())
 	sig := signature(info)
-	s.countPrograms(info)
 	if s.lastDone != 0 && slot <= s.lastDone {
 		// Replayed after a reconnect (already handed over or filled), or
-		// a straggler; the sink dedupes on (signature, leg), so a
-		// straggler of a streamed slot is still delivered.
+		// a straggler of a streamed slot, delivered on its own (the sink
+		// dedupes on (signature, leg)).
 		sigs, streamed := s.recent[slot]
 		if !streamed || sigs[sig] {
 			s.count(func(st *Stats) { st.TxDuplicate++ })
 			return nil
 		}
 		sigs[sig] = true
+		s.countPrograms(info)
 		s.count(func(st *Stats) { st.TxLate++ })
 		return s.emit(ctx, slot, 0, []*geyserpb.SubscribeUpdateTransactionInfo{info}, true)
 	}
@@ -401,6 +401,7 @@ func (s *Source) onTransaction(ctx context.Context, t *geyserpb.SubscribeUpdateT
 	}
 	b.sigs[sig] = true
 	b.txs = append(b.txs, info)
+	s.countPrograms(info)
 	return nil
 }
 
