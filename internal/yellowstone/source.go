@@ -122,7 +122,7 @@ type Source struct {
 	pingID     int32
 	// recent holds the signatures of the last recentSlots slots handed
 	// over from the stream, to tell a straggler from a replayed duplicate.
-	recent map[int64]map[string]bool
+	recent map[int64]*recentSlot
 
 	mu    sync.Mutex
 	stats Stats
@@ -182,7 +182,7 @@ func New(client geyserpb.GeyserClient, sink Sink, cfg Config) *Source {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Source{cfg: cfg, client: client, sink: sink, log: cfg.Logger, programs: map[string]bool{}, recent: map[int64]map[string]bool{}}
+	s := &Source{cfg: cfg, client: client, sink: sink, log: cfg.Logger, programs: map[string]bool{}, recent: map[int64]*recentSlot{}}
 	for _, p := range cfg.Programs {
 		s.programs[p] = true
 	}
@@ -384,15 +384,15 @@ func (s *Source) onTransaction(ctx context.Context, t *geyserpb.SubscribeUpdateT
 		// Replayed after a reconnect (already handed over or filled), or
 		// a straggler of a streamed slot, delivered on its own (the sink
 		// dedupes on (signature, leg)).
-		sigs, streamed := s.recent[slot]
-		if !streamed || sigs[sig] {
+		r, streamed := s.recent[slot]
+		if !streamed || r.sigs[sig] {
 			s.count(func(st *Stats) { st.TxDuplicate++ })
 			return nil
 		}
-		sigs[sig] = true
+		r.sigs[sig] = true
 		s.countPrograms(info)
 		s.count(func(st *Stats) { st.TxLate++ })
-		return s.emit(ctx, slot, 0, []*geyserpb.SubscribeUpdateTransactionInfo{info}, true)
+		return s.emit(ctx, slot, r.blockTime, []*geyserpb.SubscribeUpdateTransactionInfo{info}, true)
 	}
 	b := s.buf(slot)
 	if b.sigs[sig] {
@@ -475,7 +475,7 @@ func (s *Source) complete(ctx context.Context, slot int64) error {
 		if err := s.emit(ctx, sl, bt, pb.txs, false); err != nil {
 			return err
 		}
-		s.remember(sl, pb.sigs)
+		s.remember(sl, &recentSlot{sigs: pb.sigs, blockTime: bt})
 		s.count(func(st *Stats) { st.SlotsStreamed++ })
 	}
 	// Anything older is on another fork or was filled.
@@ -525,8 +525,13 @@ func (s *Source) emit(ctx context.Context, slot, blockTime int64, infos []*geyse
 // recentSlots is how many streamed slots' signatures are remembered.
 const recentSlots = 64
 
-func (s *Source) remember(slot int64, sigs map[string]bool) {
-	s.recent[slot] = sigs
+type recentSlot struct {
+	sigs      map[string]bool
+	blockTime int64
+}
+
+func (s *Source) remember(slot int64, r *recentSlot) {
+	s.recent[slot] = r
 	for sl := range s.recent {
 		if sl <= slot-recentSlots {
 			delete(s.recent, sl)

@@ -744,3 +744,50 @@ func TestTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestStragglerIsDeliveredLate: a transaction that arrives after its slot
+// was handed over is delivered on its own (Late, with the slot's block
+// time), not lost; a second copy of it is dropped.
+func TestStragglerIsDeliveredLate(t *testing.T) {
+	w := newWorld(t)
+	slot := w.confirmed[1]
+	var straggler *geyserpb.SubscribeUpdate
+	var msgs []*geyserpb.SubscribeUpdate
+	for _, u := range w.msgs {
+		if straggler == nil && u.GetTransaction() != nil && slotOf(u) == slot {
+			straggler = u
+			continue
+		}
+		msgs = append(msgs, u)
+		if s := u.GetSlot(); s != nil && int64(s.GetSlot()) == slot && s.GetStatus() == geyserpb.SlotStatus_SLOT_CONFIRMED {
+			msgs = append(msgs, straggler, straggler)
+		}
+	}
+	f := &fakeGeyser{script: func(int, *geyserpb.SubscribeRequest) ([]*geyserpb.SubscribeUpdate, error) { return msgs, nil }}
+	sink := newSink(w.confirmed[len(w.confirmed)-1])
+	src := run(t, startServer(t, f), sink, Config{})
+
+	sig := signature(straggler.GetTransaction().GetTransaction())
+	var late []Batch
+	got := map[string]int{}
+	for _, b := range sink.batches {
+		if b.Late {
+			late = append(late, b)
+		}
+		for _, tx := range b.Txs {
+			got[tx.Signature]++
+		}
+	}
+	if len(late) != 1 || late[0].Slot != slot || len(late[0].Txs) != 1 || late[0].Txs[0].Signature != sig ||
+		late[0].BlockTime != w.metas[slot].GetBlockTime().GetTimestamp() || late[0].Txs[0].BlockTime != late[0].BlockTime {
+		t.Fatalf("late batches %+v", late)
+	}
+	for s := range w.sigSlot {
+		if got[s] != 1 {
+			t.Errorf("%s delivered %d times", s, got[s])
+		}
+	}
+	if st := src.Stats(); st.TxLate != 1 || st.TxDuplicate != 1 {
+		t.Errorf("late %d, duplicate %d", st.TxLate, st.TxDuplicate)
+	}
+}
