@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -34,7 +33,7 @@ type recordedTx struct {
 // recordedJSONTxs loads every json-encoded recorded transaction:
 // 0xjeffro_tx-parser (one-element arrays) and qvecs_soltxs *_rpc.json
 // (JSON-RPC envelopes). Signatures appearing twice are kept once.
-func recordedJSONTxs(t *testing.T) []recordedTx {
+func recordedJSONTxs(t testing.TB) []recordedTx {
 	t.Helper()
 	var files []string
 	a, _ := filepath.Glob(filepath.Join(dataDir, "0xjeffro_tx-parser", "data", "*.json"))
@@ -72,7 +71,7 @@ func recordedJSONTxs(t *testing.T) []recordedTx {
 	return out
 }
 
-func bareResult(t *testing.T, name string, body []byte) []byte {
+func bareResult(t testing.TB, name string, body []byte) []byte {
 	t.Helper()
 	trimmed := strings.TrimSpace(string(body))
 	switch {
@@ -99,7 +98,7 @@ func bareResult(t *testing.T, name string, body []byte) []byte {
 // protoFromRPC builds the streamed form of a recorded json-encoded
 // getTransaction result: what a Yellowstone server sends for the same
 // transaction (test-only inverse of TransactionJSON).
-func protoFromRPC(t *testing.T, raw []byte) *geyserpb.SubscribeUpdateTransactionInfo {
+func protoFromRPC(t testing.TB, raw []byte) *geyserpb.SubscribeUpdateTransactionInfo {
 	t.Helper()
 	var r struct {
 		Version     any `json:"version"`
@@ -316,5 +315,3 @@ func recordedStream(t *testing.T) []*geyserpb.SubscribeUpdate {
 	}
 	return out
 }
-
-func itoa(n uint64) string { return strconv.FormatUint(n, 10) }

@@ -282,8 +282,11 @@ func (s *Source) request(fromSlot int64) *geyserpb.SubscribeRequest {
 func (s *Source) session(ctx context.Context) (progressed bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The token goes on the subscription only, not on the sink's and the
+	// fetcher's calls.
+	streamCtx := ctx
 	if s.cfg.Token != "" {
-		ctx = metadata.AppendToOutgoingContext(ctx, "x-token", s.cfg.Token)
+		streamCtx = metadata.AppendToOutgoingContext(ctx, "x-token", s.cfg.Token)
 	}
 	s.pending = map[int64]*slotBuf{}
 	from := int64(0)
@@ -291,7 +294,7 @@ func (s *Source) session(ctx context.Context) (progressed bool, err error) {
 		from = s.lastDone + 1
 	}
 	s.noFromSlot = false
-	stream, err := s.client.Subscribe(ctx)
+	stream, err := s.client.Subscribe(streamCtx)
 	if err != nil {
 		return false, fmt.Errorf("yellowstone: subscribe: %w", err)
 	}
