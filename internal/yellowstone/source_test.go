@@ -791,3 +791,16 @@ func TestStragglerIsDeliveredLate(t *testing.T) {
 		t.Errorf("late %d, duplicate %d", st.TxLate, st.TxDuplicate)
 	}
 }
+
+func TestBackoff(t *testing.T) {
+	for _, c := range []struct {
+		attempt int
+		max     time.Duration
+	}{{1, 500 * time.Millisecond}, {2, time.Second}, {3, 2 * time.Second}, {7, 30 * time.Second}, {100, 30 * time.Second}} {
+		for range 50 {
+			if d := Backoff(c.attempt); d < c.max/2 || d > c.max {
+				t.Fatalf("Backoff(%d) = %v, want within [%v, %v]", c.attempt, d, c.max/2, c.max)
+			}
+		}
+	}
+}
