@@ -90,6 +90,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	addHTTPFlags(fs, &cfg.http)
 	addRedisFlags(fs, &cfg.redis)
 	addRefreshFlags(fs, &cfg.refresh)
+	addYellowstoneFlags(fs, &cfg.yellowstone)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes (with --nats-url, the fallback to change events: default 5s)")
 	if err := c.parse(fs, args, true); err != nil {
 		return cfg, err
@@ -125,6 +126,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 		errs = append(errs, err)
 	}
 	if err := cfg.refresh.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := cfg.yellowstone.validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if err := cfg.redis.validate(); err != nil {
@@ -468,6 +472,15 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		g.Go(func() error { defer close(flushStopped); trades.Run(gctx, candleSaveInterval); return nil })
 	} else {
 		close(flushStopped)
+	}
+	// Yellowstone gRPC trade source (--yellowstone-url; docs/tradesource.md).
+	ys, closeYS, err := newYellowstoneSource(cfg, trades, log)
+	if err != nil {
+		return err
+	}
+	defer closeYS()
+	if ys != nil {
+		g.Go(func() error { _ = ys.Run(gctx); return nil })
 	}
 	if feed != nil {
 		start := feed.from // the rest of the backfill ends where the synchronous part began
