@@ -89,6 +89,7 @@ func TestWindowsSlideOverTime(t *testing.T) {
 			mustIngest(t, e, tt.add...)
 		}
 		tt.want.Source, tt.want.MetricsSource, tt.want.AsOf = SourceAnalyticsTrades, SourceAnalyticsTrades, ptr(tt.now)
+		tt.want.PriceTrades24h = tt.want.Trade24h // no trade is rejected here
 		got := e.Windows(mintA, at(tt.now))
 		if got == nil {
 			t.Fatalf("%s: Windows = nil", tt.name)
@@ -128,6 +129,7 @@ func TestMarketShape(t *testing.T) {
 		LastTradeAt:           ptr(now - 29*60 + 1),
 		AsOf:                  ptr(now),
 		LastFetchedAt:         ptr(now * 1000),
+		PriceTrades:           ptr(int64(4)),
 	}
 	if diff := cmp.Diff(want, e.Market(mintA, at(now)), approx); diff != "" {
 		t.Errorf("Market (-want +got):\n%s", diff)

@@ -127,5 +127,6 @@ func marketEqual(a, b *asset.Market) bool {
 		eqp(a.UniqueWallet24h, b.UniqueWallet24h) && eqp(a.MarketCap, b.MarketCap) && eqp(a.Holders, b.Holders) &&
 		eqp(a.PriceChange24hPercent, b.PriceChange24hPercent) && eqp(a.PriceChange1hPercent, b.PriceChange1hPercent) &&
 		eqp(a.Decimals, b.Decimals) && eqp(a.LogoURI, b.LogoURI) && eqp(a.LastTradeAt, b.LastTradeAt) &&
-		eqp(a.AsOf, b.AsOf) && eqp(a.LastFetchedAt, b.LastFetchedAt)
+		eqp(a.AsOf, b.AsOf) && eqp(a.LastFetchedAt, b.LastFetchedAt) && eqp(a.PriceTrades, b.PriceTrades) &&
+		eqp(a.Rejected, b.Rejected)
 }

@@ -163,6 +163,9 @@ func (in *Ingester) Retention() time.Duration { return in.retention }
 // stored: a retry counts those as duplicates).
 func (in *Ingester) Ingest(ctx context.Context, trades []analytics.Trade) (analytics.IngestResult, error) {
 	ok, res := in.eng.Admit(trades)
+	// The price rules decide each trade now, so the decision is stored
+	// with it and a rebuild or another replica applies the same one.
+	in.eng.Classify(ok)
 	if len(ok) > 0 {
 		ins, err := in.store(ctx, ok)
 		if err != nil {

@@ -287,6 +287,7 @@ func merge(order []market.SnapshotProvider, sources map[string]market.Token) (*a
 		out.Trade1h, out.Trade24h, out.UniqueWallet1h, out.UniqueWallet24h = m.Trade1h, m.Trade24h, m.UniqueWallet1h, m.UniqueWallet24h
 		out.PriceChange1hPercent, out.PriceChange24hPercent = m.PriceChange1hPercent, m.PriceChange24hPercent
 		out.LastTradeAt, out.AsOf = m.LastTradeAt, m.AsOf
+		out.PriceTrades, out.Rejected = m.PriceTrades, m.Rejected
 	}
 	out.Decimals = meta.Decimals
 	if meta.LogoURI != "" {
