@@ -2,8 +2,8 @@ package analytics
 
 import (
 	"fmt"
-	"math"
 	"hash/maphash"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"

@@ -77,8 +77,8 @@ type bucket struct {
 	// dust and outliers count this minute's trades rejected from the
 	// price (they are in trades; dust also in vol).
 	dust, outliers int32
-	wallets   walletList
-	flows     []string // distinct non-empty flow sources
+	wallets        walletList
+	flows          []string // distinct non-empty flow sources
 	// ticks are this minute's trades, ticks[:sortedTicks] in order-key
 	// order and any later ones appended as they came (trades arrive out of
 	// order; inserting each in place cost a memmove per trade). Readers go

@@ -16,7 +16,7 @@ import (
 // and block time (EncodeTradeData): fewer columns make the batch insert and
 // the start-up scan several times cheaper.
 //
-// reason is the price rules' decision ('' accepted, 'dust',
+// reason is the price rules' decision (” accepted, 'dust',
 // 'price_outlier'; docs/prices.md), stored so a rebuild applies it again.
 const TradeColumns = `signature, mint, block_time, data, reason`
 
