@@ -65,7 +65,8 @@ const (
 	// trade above the dust bound is accepted.
 	RefMinTrades = 5
 	// RefWindowSeconds bounds the age of the reference trades, measured
-	// from the newest of them (24 h, the rebuild's window).
+	// from the newest of them (24 h, the rebuild's window); when fewer
+	// than RefMinTrades are that recent, all RefTrades are used.
 	RefWindowSeconds = 24 * 3600
 	// ConfirmTrades and ConfirmPoolTrades: a repricing is confirmed by
 	// the ConfirmTrades-th consistent outlier, or by the
@@ -248,9 +249,11 @@ func (st *admState) push(e refEntry) {
 }
 
 // median is the volume-weighted median price of the ring's trades within
-// RefWindowSeconds of the newest, each weight capped at the median trade
-// size among them (so no single trade carries the median); 0 with fewer
-// than RefMinTrades of them.
+// RefWindowSeconds of the newest (or of all of them, when fewer than
+// RefMinTrades are that recent: trades may come out of block-time
+// order), each weight capped at the median trade size among them (so no
+// single trade carries the median); 0 with fewer than RefMinTrades
+// trades in the ring.
 func (st *admState) median() float64 {
 	var newest int64 = math.MinInt64
 	for i := range int(st.n) {
@@ -266,7 +269,13 @@ func (st *admState) median() float64 {
 		}
 	}
 	if k < RefMinTrades {
-		return 0
+		if int(st.n) < RefMinTrades {
+			return 0
+		}
+		k = int(st.n)
+		for i := range k {
+			es[i], sizes[i] = st.ring[i], st.ring[i].usd
+		}
 	}
 	// Insertion sorts: at most RefTrades entries, no allocation.
 	for i := 1; i < k; i++ {
