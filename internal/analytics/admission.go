@@ -85,8 +85,9 @@ const (
 )
 
 // PriceSource is the fallback reference before a mint has RefMinTrades
-// accepted trades: the market cache's price. Implementations are called
-// with an engine shard locked and must not call into the Engine.
+// accepted trades: the market cache's price. Classify reads it once per
+// mint and batch, with no engine lock held; trades applied undecided
+// (Ingest without Classify: the demo stream) do without it.
 type PriceSource interface {
 	// ReferencePrice returns the mint's price, if known.
 	ReferencePrice(mint string) (float64, bool)
@@ -122,11 +123,8 @@ type admState struct {
 	dust, outliers uint64
 }
 
-// reference returns the reference price the state gives for mint, or 0.
-func (r *rules) reference(st *admState, mint string) float64 {
-	if st.ref > 0 {
-		return st.ref
-	}
+// fallbackPrice is the fallback reference of mint, or 0.
+func (r *rules) fallbackPrice(mint string) float64 {
 	if r.fallback != nil {
 		if p, ok := r.fallback.ReferencePrice(mint); ok && priceInRange(p) {
 			return p
@@ -141,10 +139,12 @@ func (r *rules) far(price, ref float64) bool {
 }
 
 // step decides t (unless given is set: then t's admission is given, as
-// stored) and moves the state on accordingly; it returns the admission.
+// stored) against the state's reference, or fb (the fallback price, 0:
+// none) while it has none, and moves the state on accordingly; it
+// returns the admission.
 // The same (state, trades, admissions) sequence always gives the same
 // state, so a rebuild from stored admissions reproduces it.
-func (r *rules) step(st *admState, t *Trade, given Admission) Admission {
+func (r *rules) step(st *admState, t *Trade, given Admission, fb float64) Admission {
 	a := given
 	if a == AdmissionUnset && t.USDAmount < r.dustUSD {
 		a = AdmissionDust
@@ -156,8 +156,8 @@ func (r *rules) step(st *admState, t *Trade, given Admission) Admission {
 	// A stored decision moves the state by the trades alone (never by the
 	// fallback, which may have changed since).
 	ref := st.ref
-	if a == AdmissionUnset {
-		ref = r.reference(st, t.Mint)
+	if a == AdmissionUnset && ref == 0 {
+		ref = fb
 	}
 	isFar := r.far(t.PriceUSD, ref)
 	if a == AdmissionUnset {
@@ -309,7 +309,7 @@ func (st *admState) median() float64 {
 func (e *Engine) Classify(trades []Trade) {
 	var (
 		idx   map[string]int
-		local []admState
+		local []classifyState
 	)
 	for i := range trades {
 		t := &trades[i]
@@ -319,21 +319,25 @@ func (e *Engine) Classify(trades []Trade) {
 		if idx == nil {
 			idx = make(map[string]int)
 		}
-		sh := e.shardOf(t.Mint)
-		sh.mu.Lock()
 		j, ok := idx[t.Mint]
 		if !ok {
 			j = len(local)
 			idx[t.Mint] = j
-			local = append(local, admState{})
+			local = append(local, classifyState{fb: e.rules.fallbackPrice(t.Mint)})
+			sh := e.shardOf(t.Mint)
+			sh.mu.Lock()
 			if ms := sh.mints[t.Mint]; ms != nil {
-				local[j] = ms.adm
+				local[j].st = ms.adm
 			}
+			sh.mu.Unlock()
 		}
-		// The fallback is read under the shard lock, as in apply.
-		t.Admission = e.rules.step(&local[j], t, AdmissionUnset)
-		sh.mu.Unlock()
+		t.Admission = e.rules.step(&local[j].st, t, AdmissionUnset, local[j].fb)
 	}
+}
+
+type classifyState struct {
+	st admState
+	fb float64
 }
 
 // RejectedCount is one mint's rejected trades of one reason since start
@@ -364,14 +368,14 @@ func (e *Engine) RejectedCounts() []RejectedCount {
 	return out
 }
 
-// Reference returns the mint's current reference price (0: none yet).
+// Reference returns the mint's reference price from its accepted trades
+// (0: fewer than RefMinTrades yet).
 func (e *Engine) Reference(mint string) float64 {
 	sh := e.shardOf(mint)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	ms := sh.mints[mint]
-	if ms == nil {
-		return e.rules.reference(&admState{}, mint)
+	if ms := sh.mints[mint]; ms != nil && ms.adm.ref > 0 {
+		return ms.adm.ref
 	}
-	return e.rules.reference(&ms.adm, mint)
+	return 0
 }

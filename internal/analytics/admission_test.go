@@ -103,6 +103,9 @@ func TestAdmissionRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, classifyFirst := range []bool{false, true} {
+				if tt.fallback != nil && !classifyFirst {
+					continue // the fallback is Classify's (the stored path)
+				}
 				clk := newClock(now)
 				e := newEngine(t, clk, func(c *Config) {
 					if tt.fallback != nil {
@@ -228,7 +231,7 @@ func TestAdmissionStepAllocs(t *testing.T) {
 	trades = append(trades, trade("o", mintA, now, 1000, 500, 1), trade("d", mintA, now, 1000, 0.5, 1))
 	allocs := testing.AllocsPerRun(100, func() {
 		for i := range trades {
-			r.step(&st, &trades[i], AdmissionUnset)
+			r.step(&st, &trades[i], AdmissionUnset, 0)
 		}
 	})
 	if allocs != 0 {

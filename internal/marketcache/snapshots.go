@@ -301,3 +301,15 @@ func merge(order []market.SnapshotProvider, sources map[string]market.Token) (*a
 	meta.Mint = ""
 	return &out, meta
 }
+
+// ReferencePrice returns the market-data providers' cached price of mint
+// (fresh or stale; never the analytics overlay), without scheduling or
+// counting a read: the trade admission's fallback reference
+// (analytics.PriceSource, docs/prices.md).
+func (c *Cache) ReferencePrice(mint string) (float64, bool) {
+	it := c.snaps.peek(mint)
+	if it == nil || it.val.merged == nil || it.val.merged.Price == nil {
+		return 0, false
+	}
+	return *it.val.merged.Price, true
+}
