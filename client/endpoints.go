@@ -285,6 +285,7 @@ type AssetOHLCVParams struct {
 	Interval string // default "1H"; one of 1m, 5m, 15m, 1H, 4H, 1D, 1W
 	From     *int64 // unix seconds
 	To       *int64 // unix seconds; default now
+	Fill     string // default "none"; one of none, previous
 }
 
 func (p *AssetOHLCVParams) values() url.Values {
@@ -296,6 +297,7 @@ func (p *AssetOHLCVParams) values() url.Values {
 	setString(q, "interval", p.Interval)
 	setInt(q, "from", p.From)
 	setInt(q, "to", p.To)
+	setString(q, "fill", p.Fill)
 	return q
 }
 
@@ -317,6 +319,7 @@ type AssetPriceChartParams struct {
 	Interval string // default "1H"; one of 1m, 5m, 15m, 1H, 4H, 1D, 1W
 	From     *int64 // unix seconds
 	To       *int64 // unix seconds; default now
+	Fill     string // default "none"; one of none, previous
 }
 
 func (p *AssetPriceChartParams) values() url.Values {
@@ -328,6 +331,7 @@ func (p *AssetPriceChartParams) values() url.Values {
 	setString(q, "interval", p.Interval)
 	setInt(q, "from", p.From)
 	setInt(q, "to", p.To)
+	setString(q, "fill", p.Fill)
 	return q
 }
 

@@ -442,6 +442,9 @@ func (e *Engine) Prune(now time.Time) {
 	}
 }
 
+// OutlierFactor is the engine's price outlier factor (docs/prices.md).
+func (e *Engine) OutlierFactor() float64 { return e.rules.factor }
+
 // Stats are engine totals for metrics.
 type Stats struct {
 	Mints      int    `json:"mints"`

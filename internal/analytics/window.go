@@ -471,7 +471,7 @@ type WindowMetrics struct {
 	// PriceTrades24h is the accepted trades (those that set the price) of
 	// the 24h window; Rejected its trades rejected from the price.
 	PriceTrades24h int64          `json:"priceTrades"`
-	Rejected       RejectedCounts `json:"rejected"`
+	Rejected       RejectedCounts `json:"rejected,omitzero"`
 }
 
 // RejectedCounts counts trades rejected from the price, by reason
