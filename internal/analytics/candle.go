@@ -34,18 +34,21 @@ const weekOffset = 4 * 86400
 // default, measured from the bar's open time to the clock; 0 keeps them
 // forever (and is returned for unknown intervals).
 //
-//	1m 2 days, 5m 7 days, 15m 30 days, 1H 180 days, 4H 730 days, 1D and 1W forever
+//	1m 7 days, 5m and 15m 30 days, 1H 365 days, 4H 730 days, 1D and 1W forever
+//
+// (docs/prices.md, "Retention"); internal/ingest applies the same to the
+// stored candles of both engines.
 func DefaultRetention(iv market.Interval) time.Duration {
 	const d = 24 * time.Hour
 	switch iv {
 	case "1m":
-		return 2 * d
-	case "5m":
 		return 7 * d
+	case "5m":
+		return 30 * d
 	case "15m":
 		return 30 * d
 	case "1H":
-		return 180 * d
+		return 365 * d
 	case "4H":
 		return 730 * d
 	}

@@ -269,5 +269,3 @@ func (s Service) FillPrevious(c Chart, iv market.Interval, from, to int64) Chart
 	c.Candles = out
 	return c
 }
-
-
