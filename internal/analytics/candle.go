@@ -102,6 +102,9 @@ type CandleRow struct {
 	// volume); Rejected the trades rejected from the price.
 	Trades   int64          `json:"trades"`
 	Rejected RejectedCounts `json:"rejected,omitzero"`
+	// FirstAt is the block time of the bar's open trade (0 when unknown:
+	// provider bars); price-at never reads a bar before it.
+	FirstAt int64 `json:"-"`
 }
 
 // CandleUpdate is a candle as persisted: its mint, interval, values and
@@ -126,7 +129,7 @@ type candle struct {
 }
 
 func (c *candle) row() CandleRow {
-	return CandleRow{Candle: market.Candle{Time: c.time, Open: c.open, High: c.high, Low: c.low, Close: c.close, Volume: c.vol}, Trades: c.trades, Rejected: c.rej}
+	return CandleRow{Candle: market.Candle{Time: c.time, Open: c.open, High: c.high, Low: c.low, Close: c.close, Volume: c.vol}, Trades: c.trades, Rejected: c.rej, FirstAt: c.openKey.t}
 }
 
 // series is one mint's candles of one interval, ascending by time.
