@@ -1069,3 +1069,64 @@ type TokenListResponse struct {
 func (c *Client) GetTokenList(ctx context.Context, slug string) (*TokenListResponse, error) {
 	return call[TokenListResponse](ctx, c, "GET", "/v2/lists/"+url.PathEscape(slug)+"/tokenlist.json", nil, nil)
 }
+
+// PriceAt is one answer of price-at and price-history (docs/prices.md):
+// Price, At, Interval and Source are nil unless Status is "ok".
+type PriceAt struct {
+	AssetID  string   `json:"assetId"`
+	Mint     string   `json:"mint"`
+	TS       int64    `json:"ts"`
+	Price    *float64 `json:"price"`
+	At       *int64   `json:"at"`
+	Interval *string  `json:"interval"`
+	Source   *string  `json:"source"`
+	Status   string   `json:"status"` // ok, no_data, out_of_range, unknown_mint
+}
+
+// AssetPriceAtParams are the query parameters of GET /v1/assets/{assetId}/price-at (zero values are left out).
+type AssetPriceAtParams struct {
+	TS          int64 // unix seconds (required)
+	Mint        string
+	SearchWidth *int64 // seconds; default one bar of each interval
+}
+
+func (p *AssetPriceAtParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	ts := p.TS
+	setInt(q, "ts", &ts)
+	setString(q, "mint", p.Mint)
+	setInt(q, "searchWidth", p.SearchWidth)
+	return q
+}
+
+// AssetPriceAt calls GET /v1/assets/{assetId}/price-at: price at a time.
+func (c *Client) AssetPriceAt(ctx context.Context, assetId string, p *AssetPriceAtParams) (*PriceAt, error) {
+	return call[PriceAt](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/price-at", p.values(), nil)
+}
+
+// PriceHistoryQuery is one mint's timestamps in a PriceHistoryRequest.
+type PriceHistoryQuery struct {
+	Mint       string  `json:"mint"`
+	Timestamps []int64 `json:"timestamps"`
+}
+
+// PriceHistoryRequest is the body of POST /v1/assets/price-history (at
+// most 100 queries of at most 100 timestamps).
+type PriceHistoryRequest struct {
+	Queries     []PriceHistoryQuery `json:"queries"`
+	SearchWidth *int64              `json:"searchWidth,omitempty"`
+}
+
+// PriceHistoryResponse is the body of POST /v1/assets/price-history: one
+// row per (mint, ts), in request order.
+type PriceHistoryResponse struct {
+	Prices []PriceAt `json:"prices"`
+}
+
+// PriceHistory calls POST /v1/assets/price-history: prices of up to 100 mints at up to 100 times each.
+func (c *Client) PriceHistory(ctx context.Context, body PriceHistoryRequest) (*PriceHistoryResponse, error) {
+	return call[PriceHistoryResponse](ctx, c, "POST", "/v1/assets/price-history", nil, body)
+}
