@@ -3,8 +3,8 @@ package httpapi
 import (
 	"fmt"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/market"
