@@ -145,3 +145,25 @@ func BenchmarkPriceAt100x100(b *testing.B) {
 		}
 	}
 }
+
+// A provider bar whose wick fails the outlier rule is clipped to the
+// bound and marked sanitized; a sound one is left alone.
+func TestSanitizeProviderWicks(t *testing.T) {
+	mint := testAddr("wick", 0)
+	pv := fakeProvider{mint: {
+		{Time: 0, Open: 75, High: 1_296_359, Low: 74, Close: 76, Volume: 1},
+		{Time: 3600, Open: 76, High: 80, Low: 0.5, Close: 77, Volume: 1},
+		{Time: 7200, Open: 77, High: 200, Low: 30, Close: 78, Volume: 1},
+	}}
+	c := New(nil, pv, nil, func() time.Time { return time.Unix(86400, 0) }).Mint(mint, "1H", 0, 86400)
+	want := []struct {
+		high, low float64
+		sanitized bool
+	}{{76 * 3, 74, true}, {80, 76.0 / 3, true}, {200, 30, false}}
+	for i, w := range want {
+		got := c.Candles[i]
+		if got.High != w.high || got.Low != w.low || got.Sanitized != w.sanitized {
+			t.Errorf("bar %d: high %v low %v sanitized %v, want %v %v %v", i, got.High, got.Low, got.Sanitized, w.high, w.low, w.sanitized)
+		}
+	}
+}
