@@ -335,6 +335,23 @@ func (e *Engine) Classify(trades []Trade) {
 	}
 }
 
+// Admitted moves the admission state on by decided trades without
+// applying them anywhere else: a store-only writer (ingest replay), whose
+// engine serves nothing, keeps deciding its later batches against the
+// references its earlier ones built.
+func (e *Engine) Admitted(trades []Trade) {
+	for i := range trades {
+		t := &trades[i]
+		if t.Admission == AdmissionUnset {
+			continue
+		}
+		sh := e.shardOf(t.Mint)
+		sh.mu.Lock()
+		e.rules.step(&sh.state(t.Mint).adm, t, t.Admission, 0)
+		sh.mu.Unlock()
+	}
+}
+
 type classifyState struct {
 	st admState
 	fb float64

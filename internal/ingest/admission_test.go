@@ -161,3 +161,27 @@ func TestAdmissionRebuildIdentical(t *testing.T) {
 		})
 	}
 }
+
+// A store-only writer (ingest replay) decides each batch against the
+// references its earlier batches built; a server started on the store
+// applies the stored decisions.
+func TestReplayDecidesAcrossBatches(t *testing.T) {
+	dir := t.TempDir()
+	_, w := storeOnlyWriter(t, dir)
+	mint := address("mint", 30)
+	mk := func(sig string, i int, price, usd float64) analytics.Trade {
+		return analytics.Trade{Signature: sig, Slot: int64(i + 1), BlockTime: now.Unix() - 600 + int64(i), Mint: mint, Side: analytics.SideBuy,
+			TokenAmount: usd / price, USDAmount: usd, PriceUSD: price, Wallet: address("wallet", i), Venue: "TestVenue"}
+	}
+	var first []analytics.Trade
+	for i := range 10 {
+		first = append(first, mk(fmt.Sprintf("replay-%d", i), i, 100, 300))
+	}
+	mustIngest(t, w, first)
+	mustIngest(t, w, []analytics.Trade{mk("replay-out", 20, 1000, 500)})
+	eng, _ := server(t, dir)
+	wm := eng.Windows(mint, now)
+	if wm == nil || wm.Rejected.PriceOutlier != 1 || *wm.Price != 100 {
+		t.Fatalf("after replay: %+v, want one price_outlier and price 100", wm)
+	}
+}

@@ -184,6 +184,13 @@ func (in *Ingester) store(ctx context.Context, ok []analytics.Trade) (storage.Tr
 	if in.storeOnly {
 		ins, err := in.st.InsertTrades(ctx, ok, in.clock())
 		if err == nil && ins.Count > 0 {
+			fresh := make([]analytics.Trade, 0, ins.Count)
+			for i := range ok {
+				if ins.Inserted[i] {
+					fresh = append(fresh, ok[i])
+				}
+			}
+			in.eng.Admitted(fresh) // later batches decide against these
 			// Committed already: a failed notification only delays running
 			// servers until their periodic catch-up.
 			if nerr := in.st.NotifyTrades(ctx); nerr != nil {
