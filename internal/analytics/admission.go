@@ -100,9 +100,24 @@ type rules struct {
 	fallback PriceSource
 }
 
+// refEntry is one trade of the reference: float32 price and size are
+// ample for a comparison against a factor and keep the state small.
 type refEntry struct {
-	price, usd float64
+	price, usd float32
 	t          int64
+}
+
+// refEvery: the reference is recomputed at every RefEvery-th accepted
+// trade (and at each one while there is none yet, and at a confirmed
+// repricing), a fixed schedule: the same trades give the same reference.
+const RefEvery = 4
+
+// admission returns the mint's admission state, made on first use.
+func (ms *mintState) admission() *admState {
+	if ms.adm == nil {
+		ms.adm = new(admState)
+	}
+	return ms.adm
 }
 
 // admState is one mint's admission state: a ring of its latest accepted
@@ -112,6 +127,7 @@ type refEntry struct {
 type admState struct {
 	ring     [RefTrades]refEntry
 	n, next  int8
+	since    int8    // accepted trades since the reference was computed
 	ref      float64 // 0: fewer than RefMinTrades recent accepted trades
 	cand     [ConfirmTrades]refEntry
 	candN    int8
@@ -177,8 +193,9 @@ func (r *rules) step(st *admState, t *Trade, given Admission, fb float64) Admiss
 		}
 		return a
 	}
-	e := refEntry{price: t.PriceUSD, usd: t.USDAmount, t: t.BlockTime}
-	if isFar && st.candN > 0 {
+	e := refEntry{price: float32(t.PriceUSD), usd: float32(t.USDAmount), t: t.BlockTime}
+	repriced := isFar && st.candN > 0
+	if repriced {
 		// The confirmed repricing: the reference restarts from it.
 		st.n, st.next = 0, 0
 		for i := range int(st.candN) {
@@ -187,7 +204,9 @@ func (r *rules) step(st *admState, t *Trade, given Admission, fb float64) Admiss
 		st.resetCandidate()
 	}
 	st.push(e)
-	st.ref = st.median()
+	if st.since++; repriced || st.ref == 0 || st.since >= RefEvery {
+		st.ref, st.since = st.median(), 0
+	}
 	return AdmissionAccepted
 }
 
@@ -213,7 +232,8 @@ func (st *admState) consistent(t *Trade, ref float64) bool {
 	if d := t.BlockTime - first.t; d > ConfirmWindowSeconds || d < -ConfirmWindowSeconds {
 		return false
 	}
-	return t.PriceUSD <= first.price*ConsistentFactor && t.PriceUSD*ConsistentFactor >= first.price
+	fp := float64(first.price)
+	return t.PriceUSD <= fp*ConsistentFactor && t.PriceUSD*ConsistentFactor >= fp
 }
 
 // joinCandidate adds the outlier t to the pending repricing, or starts a
@@ -224,7 +244,7 @@ func (st *admState) joinCandidate(t *Trade, ref float64) {
 		st.candUp = t.PriceUSD > ref
 	}
 	if int(st.candN) < ConfirmTrades {
-		st.cand[st.candN] = refEntry{price: t.PriceUSD, usd: t.USDAmount, t: t.BlockTime}
+		st.cand[st.candN] = refEntry{price: float32(t.PriceUSD), usd: float32(t.USDAmount), t: t.BlockTime}
 		st.candN++
 	}
 	switch {
@@ -260,7 +280,7 @@ func (st *admState) median() float64 {
 		newest = max(newest, st.ring[i].t)
 	}
 	var es [RefTrades]refEntry
-	var sizes [RefTrades]float64
+	var sizes [RefTrades]float32
 	k := 0
 	for i := range int(st.n) {
 		if e := st.ring[i]; e.t >= newest-RefWindowSeconds {
@@ -286,19 +306,19 @@ func (st *admState) median() float64 {
 			es[j], es[j-1] = es[j-1], es[j]
 		}
 	}
-	capW := sizes[(k-1)/2]
+	capW := float64(sizes[(k-1)/2])
 	total := 0.0
 	for i := range k {
-		total += min(es[i].usd, capW)
+		total += min(float64(es[i].usd), capW)
 	}
 	acc := 0.0
 	for i := range k {
-		acc += min(es[i].usd, capW)
+		acc += min(float64(es[i].usd), capW)
 		if acc >= total/2 {
-			return es[i].price
+			return float64(es[i].price)
 		}
 	}
-	return es[k-1].price
+	return float64(es[k-1].price)
 }
 
 // Classify decides the admission of every valid, undecided trade in
@@ -327,7 +347,9 @@ func (e *Engine) Classify(trades []Trade) {
 			sh := e.shardOf(t.Mint)
 			sh.mu.Lock()
 			if ms := sh.mints[t.Mint]; ms != nil {
-				local[j].st = ms.adm
+				if ms.adm != nil {
+					local[j].st = *ms.adm
+				}
 			}
 			sh.mu.Unlock()
 		}
@@ -347,7 +369,7 @@ func (e *Engine) Admitted(trades []Trade) {
 		}
 		sh := e.shardOf(t.Mint)
 		sh.mu.Lock()
-		e.rules.step(&sh.state(t.Mint).adm, t, t.Admission, 0)
+		e.rules.step(sh.state(t.Mint).admission(), t, t.Admission, 0)
 		sh.mu.Unlock()
 	}
 }
@@ -373,6 +395,9 @@ func (e *Engine) RejectedCounts() []RejectedCount {
 		sh := &e.shards[si]
 		sh.mu.Lock()
 		for mint, ms := range sh.mints {
+			if ms.adm == nil {
+				continue
+			}
 			if ms.adm.dust > 0 {
 				out = append(out, RejectedCount{Mint: mint, Reason: RejectDust, Count: ms.adm.dust})
 			}
@@ -391,7 +416,7 @@ func (e *Engine) Reference(mint string) float64 {
 	sh := e.shardOf(mint)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if ms := sh.mints[mint]; ms != nil && ms.adm.ref > 0 {
+	if ms := sh.mints[mint]; ms != nil && ms.adm != nil && ms.adm.ref > 0 {
 		return ms.adm.ref
 	}
 	return 0

@@ -314,7 +314,7 @@ func (e *Engine) apply(sh *shard, it *ingestItem, nowSec, nowMin int64, withCand
 	k := tick{k: keyOf(t), price: t.PriceUSD, qty: qty}
 	m := floorDiv(t.BlockTime, 60)
 	ms := sh.state(t.Mint)
-	a := e.rules.step(&ms.adm, t, t.Admission, 0)
+	a := e.rules.step(ms.admission(), t, t.Admission, 0)
 	ms.advance(max(m, nowMin))
 	if m > ms.head-ringMinutes {
 		ms.addTrade(m, t, k, it.wallet, a)

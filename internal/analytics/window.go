@@ -172,8 +172,9 @@ type mintState struct {
 	hasAnch bool
 	roll    rolling
 	series  [numIntervals]series
-	// adm is the mint's trade admission state (admission.go).
-	adm admState
+	// adm is the mint's trade admission state (admission.go), made at
+	// its first trade (mints loaded from stored candles only have none).
+	adm *admState
 	// tradeHead is the latest trade minute seen; buckets of minutes
 	// before sealedTo are sealed (see seal).
 	tradeHead, sealedTo int64

@@ -15,6 +15,9 @@ import (
 
 var approx = cmpopts.EquateApprox(1e-12, 1e-9)
 
+// noFirstAt ignores CandleRow.FirstAt (the open trade's time, which hand-written rows leave 0).
+var noFirstAt = cmpopts.IgnoreFields(CandleRow{}, "FirstAt")
+
 func TestWindowsSlideOverTime(t *testing.T) {
 	const m0 = monday // minute boundary
 	clk := newClock(m0 + hour + 30)
