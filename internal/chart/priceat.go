@@ -63,10 +63,12 @@ func (s Service) PriceAt(mint string, ts []int64, width int64) []PricePoint {
 		lo, hi = min(lo, t), max(hi, t)
 	}
 	type series struct {
-		iv   market.Interval
-		w    int64
-		rows []analytics.CandleRow
-		src  string
+		iv     market.Interval
+		w      int64
+		rows   []analytics.CandleRow // the whole span (dense), or nil
+		sparse bool                  // read per timestamp instead
+		pv     []market.Candle       // sparse: the provider's bars of the span, if read
+		src    string
 	}
 	all := make([]series, 0, len(market.Intervals))
 	for _, iv := range market.Intervals {
@@ -76,17 +78,36 @@ func (s Service) PriceAt(mint string, ts []int64, width int64) []PricePoint {
 			w = d
 		}
 		from := lo - w
+		span := (hi + 1 - from) / d
+		sr := series{iv: iv, w: w}
+		// Timestamps spread far apart read their own few bars rather than
+		// every bar between them.
+		sr.sparse = (w/d+2)*int64(len(ts)) < span
+		var pv []market.Candle
+		if s.provider != nil && span <= MaxProviderBars {
+			pv, sr.src, _ = s.provider.MintCandles(mint, iv, from, hi+1)
+		}
+		if sr.sparse {
+			sr.pv = pv
+		} else {
+			var trades []analytics.CandleRow
+			if s.trades != nil {
+				trades = s.trades.Candles(mint, iv, from, hi+1)
+			}
+			sr.rows, _ = analytics.MergeCandles(trades, pv, sr.src)
+		}
+		all = append(all, sr)
+	}
+	rowsAt := func(sr *series, t int64) []analytics.CandleRow {
+		if !sr.sparse {
+			return sr.rows
+		}
 		var trades []analytics.CandleRow
 		if s.trades != nil {
-			trades = s.trades.Candles(mint, iv, from, hi+1)
+			trades = s.trades.Candles(mint, sr.iv, t-sr.w, t+1)
 		}
-		var pv []market.Candle
-		var src string
-		if s.provider != nil && (hi+1-from)/d <= MaxProviderBars {
-			pv, src, _ = s.provider.MintCandles(mint, iv, from, hi+1)
-		}
-		rows, _ := analytics.MergeCandles(trades, pv, src)
-		all = append(all, series{iv: iv, w: w, rows: rows, src: src})
+		rows, _ := analytics.MergeCandles(trades, barsIn(sr.pv, t-sr.w, t+1), sr.src)
+		return rows
 	}
 	// Whether any bar at all lies at or before a time: the weekly
 	// trade-derived bars from the start (few), and the bars read above.
@@ -98,16 +119,17 @@ func (s Service) PriceAt(mint string, ts []int64, width int64) []PricePoint {
 		p := PricePoint{TS: t, Status: PriceNoData}
 		for k := range all {
 			sr := &all[k]
-			j := sort.Search(len(sr.rows), func(j int) bool { return sr.rows[j].Time > t }) - 1
+			rows := rowsAt(sr, t)
+			j := sort.Search(len(rows), func(j int) bool { return rows[j].Time > t }) - 1
 			for ; j >= 0; j-- {
-				if first(&sr.rows[j]) <= t {
+				if first(&rows[j]) <= t {
 					break
 				}
 			}
 			if j < 0 {
 				continue
 			}
-			r := &sr.rows[j]
+			r := &rows[j]
 			p.Status = PriceOutOfRange
 			if t-r.Time > sr.w {
 				continue
@@ -137,4 +159,11 @@ func first(r *analytics.CandleRow) int64 {
 		return r.FirstAt
 	}
 	return r.Time
+}
+
+// barsIn returns the bars of an ascending series opening in [from, to).
+func barsIn(all []market.Candle, from, to int64) []market.Candle {
+	lo := sort.Search(len(all), func(i int) bool { return all[i].Time >= from })
+	hi := sort.Search(len(all), func(i int) bool { return all[i].Time >= to })
+	return all[lo:max(lo, hi)]
 }
