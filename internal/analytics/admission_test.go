@@ -238,3 +238,18 @@ func TestAdmissionStepAllocs(t *testing.T) {
 		t.Errorf("step allocates %v per run", allocs)
 	}
 }
+
+// BenchmarkAdmissionStep is the admission's cost per trade on the ingest
+// path: deciding and moving one mint's state (bench pool prices, all
+// accepted: the reference is recomputed every RefEvery trades).
+func BenchmarkAdmissionStep(b *testing.B) {
+	p := getBenchPool()
+	r := rules{dustUSD: DefaultDustUSD, factor: DefaultOutlierFactor}
+	var st admState
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r.step(&st, &p.trades[i%benchPoolSize], AdmissionUnset, 0)
+		i++
+	}
+}
