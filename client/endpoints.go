@@ -285,6 +285,7 @@ type AssetOHLCVParams struct {
 	Interval string // default "1H"; one of 1m, 5m, 15m, 1H, 4H, 1D, 1W
 	From     *int64 // unix seconds
 	To       *int64 // unix seconds; default now
+	Fill     string // default "none"; one of none, previous
 }
 
 func (p *AssetOHLCVParams) values() url.Values {
@@ -296,6 +297,7 @@ func (p *AssetOHLCVParams) values() url.Values {
 	setString(q, "interval", p.Interval)
 	setInt(q, "from", p.From)
 	setInt(q, "to", p.To)
+	setString(q, "fill", p.Fill)
 	return q
 }
 
@@ -317,6 +319,7 @@ type AssetPriceChartParams struct {
 	Interval string // default "1H"; one of 1m, 5m, 15m, 1H, 4H, 1D, 1W
 	From     *int64 // unix seconds
 	To       *int64 // unix seconds; default now
+	Fill     string // default "none"; one of none, previous
 }
 
 func (p *AssetPriceChartParams) values() url.Values {
@@ -328,6 +331,7 @@ func (p *AssetPriceChartParams) values() url.Values {
 	setString(q, "interval", p.Interval)
 	setInt(q, "from", p.From)
 	setInt(q, "to", p.To)
+	setString(q, "fill", p.Fill)
 	return q
 }
 
@@ -1064,4 +1068,65 @@ type TokenListResponse struct {
 // tokenlists.org schema (same visibility as GetList).
 func (c *Client) GetTokenList(ctx context.Context, slug string) (*TokenListResponse, error) {
 	return call[TokenListResponse](ctx, c, "GET", "/v2/lists/"+url.PathEscape(slug)+"/tokenlist.json", nil, nil)
+}
+
+// PriceAt is one answer of price-at and price-history (docs/prices.md):
+// Price, At, Interval and Source are nil unless Status is "ok".
+type PriceAt struct {
+	AssetID  string   `json:"assetId"`
+	Mint     string   `json:"mint"`
+	TS       int64    `json:"ts"`
+	Price    *float64 `json:"price"`
+	At       *int64   `json:"at"`
+	Interval *string  `json:"interval"`
+	Source   *string  `json:"source"`
+	Status   string   `json:"status"` // ok, no_data, out_of_range, unknown_mint
+}
+
+// AssetPriceAtParams are the query parameters of GET /v1/assets/{assetId}/price-at (zero values are left out).
+type AssetPriceAtParams struct {
+	TS          int64 // unix seconds (required)
+	Mint        string
+	SearchWidth *int64 // seconds; default one bar of each interval
+}
+
+func (p *AssetPriceAtParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	ts := p.TS
+	setInt(q, "ts", &ts)
+	setString(q, "mint", p.Mint)
+	setInt(q, "searchWidth", p.SearchWidth)
+	return q
+}
+
+// AssetPriceAt calls GET /v1/assets/{assetId}/price-at: price at a time.
+func (c *Client) AssetPriceAt(ctx context.Context, assetId string, p *AssetPriceAtParams) (*PriceAt, error) {
+	return call[PriceAt](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/price-at", p.values(), nil)
+}
+
+// PriceHistoryQuery is one mint's timestamps in a PriceHistoryRequest.
+type PriceHistoryQuery struct {
+	Mint       string  `json:"mint"`
+	Timestamps []int64 `json:"timestamps"`
+}
+
+// PriceHistoryRequest is the body of POST /v1/assets/price-history (at
+// most 100 queries of at most 100 timestamps).
+type PriceHistoryRequest struct {
+	Queries     []PriceHistoryQuery `json:"queries"`
+	SearchWidth *int64              `json:"searchWidth,omitempty"`
+}
+
+// PriceHistoryResponse is the body of POST /v1/assets/price-history: one
+// row per (mint, ts), in request order.
+type PriceHistoryResponse struct {
+	Prices []PriceAt `json:"prices"`
+}
+
+// PriceHistory calls POST /v1/assets/price-history: prices of up to 100 mints at up to 100 times each.
+func (c *Client) PriceHistory(ctx context.Context, body PriceHistoryRequest) (*PriceHistoryResponse, error) {
+	return call[PriceHistoryResponse](ctx, c, "POST", "/v1/assets/price-history", nil, body)
 }

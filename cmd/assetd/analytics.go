@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/demo"
+	"github.com/assetd/assetd/internal/marketcache"
+	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/registry"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Demo trade feed: how often the demo world's new trades are ingested and
@@ -32,12 +36,44 @@ const (
 const demoDedupeEntries = 400_000
 
 // analyticsConfig is the engine's configuration for serve.
-func analyticsConfig(demo bool) analytics.Config {
-	if demo {
-		return analytics.Config{DedupeMaxEntries: demoDedupeEntries}
+func analyticsConfig(cfg serveConfig, fallback analytics.PriceSource) analytics.Config {
+	dust := cfg.dustUSD
+	if dust == 0 {
+		dust = -1 // --dust-usd 0 turns the dust rule off
+	}
+	c := analytics.Config{DustUSD: dust, OutlierFactor: cfg.outlierFactor, Fallback: fallback}
+	if cfg.demo {
+		c.DedupeMaxEntries = demoDedupeEntries
+		return c
 	}
 	// With a store behind ingest the store deduplicates (internal/ingest).
-	return analytics.Config{NoDedupe: true}
+	c.NoDedupe = true
+	return c
+}
+
+// lateReference is the trade admission's fallback reference price (the
+// market cache's), set once the market cache exists: the cache is built
+// over the engine.
+type lateReference struct {
+	cache atomic.Pointer[marketcache.Cache]
+}
+
+func (l *lateReference) ReferencePrice(mint string) (float64, bool) {
+	if c := l.cache.Load(); c != nil {
+		return c.ReferencePrice(mint)
+	}
+	return 0, false
+}
+
+// registerAdmissionMetrics exposes the trades rejected from the price per
+// mint and reason (only mints with a rejection have series).
+func registerAdmissionMetrics(m *metrics.Metrics, eng *analytics.Engine) {
+	m.Sample("assetd_trades_price_rejected_total", "Valid trades rejected from the price since start (rebuild included), by mint and reason: dust, price_outlier (docs/prices.md).",
+		prometheus.CounterValue, []string{"mint", "reason"}, func(emit func(float64, ...string)) {
+			for _, r := range eng.RejectedCounts() {
+				emit(float64(r.Count), r.Mint, r.Reason)
+			}
+		})
 }
 
 // runPrune prunes the engine periodically until ctx ends.

@@ -155,11 +155,13 @@ type serveConfig struct {
 	// usageRetention: how long usage aggregates are kept (negative: forever).
 	usageRetention time.Duration
 	market         marketFlags
-	news           newsFlags
-	lists          lists.Limits
-	listsHTTP      httpapi.ListsConfig
-	listLookups    listLookupFlags
-	execution      executionFlags
+	// dustUSD and outlierFactor are the trade admission rules (docs/prices.md).
+	dustUSD, outlierFactor float64
+	news                   newsFlags
+	lists                  lists.Limits
+	listsHTTP              httpapi.ListsConfig
+	listLookups            listLookupFlags
+	execution              executionFlags
 	// allowedDuplicates is the curator allow-list file ("" for none).
 	allowedDuplicates string
 	// providerSearches and providerSearchQueue bound curator search's

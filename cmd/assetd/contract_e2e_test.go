@@ -395,6 +395,10 @@ func (c *contractClient) exercise(p plan) {
 		}
 		c.get("/v1/assets/" + id + "/ohlcv?interval=1D")
 		c.get("/v1/assets/" + id + "/price-chart?interval=15m")
+		c.get("/v1/assets/" + id + "/price-chart?interval=1H&fill=previous")
+		c.get("/v1/assets/" + id + "/ohlcv?interval=1H&fill=previous")
+		c.get("/v1/assets/" + id + "/price-at?ts=" + strconv.FormatInt(time.Now().Unix()-3600, 10))
+		c.get("/v1/assets/" + id + "/price-at?ts=1700000000&searchWidth=3600")
 		c.get("/v1/assets/" + id + "/markets?limit=50")
 		c.get("/v1/assets/" + id + "/variant-top-markets?limit=100&variantsMode=all")
 		c.get("/v1/assets/" + id + "/tickers?limit=50&order=volume_desc")
@@ -427,6 +431,12 @@ func (c *contractClient) exercise(p plan) {
 	if len(allMints) > 0 {
 		c.keyed("POST", "/v1/assets/market-snapshots", map[string]any{"mints": capped(allMints, 250)})
 		c.get("/v1/assets/variant-markets?mints=" + strings.Join(capped(allMints, 50), ","))
+		now := time.Now().Unix()
+		var queries []map[string]any
+		for _, m := range capped(allMints, 100) {
+			queries = append(queries, map[string]any{"mint": m, "timestamps": []int64{now - 86400, now - 3600, now - 60, 1700000000}})
+		}
+		c.keyed("POST", "/v1/assets/price-history", map[string]any{"queries": queries})
 	}
 	for _, q := range []string{"", "?limit=10", "?category=crypto", "?category=stablecoin", "?offset=5&limit=5"} {
 		c.get("/v1/assets/trending" + q)

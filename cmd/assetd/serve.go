@@ -62,6 +62,8 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.StringVar(&cfg.market.metaURL, "token-metadata-url", "", "base URL of a Jupiter Tokens v2 compatible metadata API; with it or a key, names unknown mints")
 	fs.StringVar(&cfg.market.metaKey, "token-metadata-key", "", "API key of the token metadata API")
 	fs.Float64Var(&cfg.market.budget, "provider-budget", 5, "requests per second each real provider may receive")
+	fs.Float64Var(&cfg.dustUSD, "dust-usd", analytics.DefaultDustUSD, "trades below this USD amount are dust: counted, never setting a price (docs/prices.md)")
+	fs.Float64Var(&cfg.outlierFactor, "outlier-factor", analytics.DefaultOutlierFactor, "trades priced more than this factor from the mint's reference price are price outliers (docs/prices.md)")
 	fs.BoolVar(&cfg.market.ext, "extprovider", false, "use the CoinGecko-compatible external provider (keyless public API unless a key is given) for canonical market data, profiles, tickers and price charts")
 	fs.StringVar(&cfg.market.extKey, "extprovider-key", "", "API key of the external provider; enables it")
 	fs.StringVar(&cfg.market.extURL, "extprovider-url", "", "base URL of the external provider (default: the vendor's public or pro API)")
@@ -142,6 +144,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	}
 	if _, _, err := parseRate(cfg.execution.quoteBudget); err != nil {
 		errs = append(errs, fmt.Errorf("--quote-budget: %w", err))
+	}
+	if !(cfg.dustUSD >= 0) || cfg.dustUSD > analytics.MaxUSDAmount || !(cfg.outlierFactor > 1) || cfg.outlierFactor > 1e6 {
+		errs = append(errs, errors.New("--dust-usd must be 0 or more and --outlier-factor above 1"))
 	}
 	if cfg.shutdownGrace <= 0 || cfg.reloadInterval < 50*time.Millisecond || cfg.reloadInterval > natsReloadInterval {
 		errs = append(errs, errors.New("--shutdown-grace must be positive and --reload-interval within 50ms..5s"))
@@ -227,7 +232,8 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	eng, err := analytics.New(analyticsConfig(cfg.demo))
+	fallback := &lateReference{}
+	eng, err := analytics.New(analyticsConfig(cfg, fallback))
 	if err != nil {
 		return err
 	}
@@ -242,6 +248,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	fallback.cache.Store(mp.cache)
 	// Trades are stored before they are acknowledged and the analytics
 	// state is rebuilt from the store at start (internal/ingest), except
 	// in the demo, whose world is regenerated at every start.
@@ -424,6 +431,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	var limiter ratelimit.Limiter = quotas
 	rec := usage.NewRecorder(st, log, usage.Options{Retention: cfg.usageRetention})
 	registerOpsMetrics(m, mp.cache, func() []string { return cat.Snapshot().Mints() }, rec)
+	registerAdmissionMetrics(m, eng)
 	api := httpapi.New(httpapi.Deps{
 		Log: log, Metrics: m, Keys: keys, Limiter: limiter, Budget: budget, Usage: rec, Sessions: router, Catalog: cat, Markets: mp.cache,
 		Canonical: mp.cache, ExternalProvider: mp.external,

@@ -203,7 +203,7 @@ func BenchmarkCandleUpsert(b *testing.B) {
 		t := &p.trades[i%benchPoolSize]
 		i++
 		k := keyOf(t)
-		e.upsertCandles(sh, ms, t, &k, p.end)
+		e.upsertCandles(sh, ms, t, &k, p.end, AdmissionAccepted)
 		if len(sh.dirty) > 1<<16 {
 			sh.dirty = sh.dirty[:0]
 		}

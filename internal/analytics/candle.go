@@ -34,18 +34,21 @@ const weekOffset = 4 * 86400
 // default, measured from the bar's open time to the clock; 0 keeps them
 // forever (and is returned for unknown intervals).
 //
-//	1m 2 days, 5m 7 days, 15m 30 days, 1H 180 days, 4H 730 days, 1D and 1W forever
+//	1m 7 days, 5m and 15m 30 days, 1H 365 days, 4H 730 days, 1D and 1W forever
+//
+// (docs/prices.md, "Retention"); internal/ingest applies the same to the
+// stored candles of both engines.
 func DefaultRetention(iv market.Interval) time.Duration {
 	const d = 24 * time.Hour
 	switch iv {
 	case "1m":
-		return 2 * d
-	case "5m":
 		return 7 * d
+	case "5m":
+		return 30 * d
 	case "15m":
 		return 30 * d
 	case "1H":
-		return 180 * d
+		return 365 * d
 	case "4H":
 		return 730 * d
 	}
@@ -95,7 +98,13 @@ func floorDiv(a, b int64) int64 {
 // CandleRow is one OHLCV bar with its trade count.
 type CandleRow struct {
 	market.Candle
-	Trades int64 `json:"trades"`
+	// Trades is the accepted trades (those in open/high/low/close and
+	// volume); Rejected the trades rejected from the price.
+	Trades   int64          `json:"trades"`
+	Rejected RejectedCounts `json:"rejected,omitzero"`
+	// FirstAt is the block time of the bar's open trade (0 when unknown:
+	// provider bars); price-at never reads a bar before it.
+	FirstAt int64 `json:"-"`
 }
 
 // CandleUpdate is a candle as persisted: its mint, interval, values and
@@ -113,13 +122,14 @@ type CandleUpdate struct {
 type candle struct {
 	time                        int64
 	open, high, low, close, vol float64
-	trades                      int64
+	trades                      int64 // accepted; 0: a bar of rejected trades only (not served or stored)
+	rej                         RejectedCounts
 	openKey, closeKey           orderKey
 	dirty                       bool
 }
 
 func (c *candle) row() CandleRow {
-	return CandleRow{Candle: market.Candle{Time: c.time, Open: c.open, High: c.high, Low: c.low, Close: c.close, Volume: c.vol}, Trades: c.trades}
+	return CandleRow{Candle: market.Candle{Time: c.time, Open: c.open, High: c.high, Low: c.low, Close: c.close, Volume: c.vol}, Trades: c.trades, Rejected: c.rej, FirstAt: c.openKey.t}
 }
 
 // series is one mint's candles of one interval, ascending by time.
@@ -137,7 +147,29 @@ func (s *series) find(t int64) int {
 	return sort.Search(len(s.rows), func(i int) bool { return s.rows[i].time >= t })
 }
 
-// add applies a trade to the bar opening at start and returns the bar.
+// apply applies a trade of admission a to the bar opening at start and
+// returns the bar: an accepted trade sets its prices and volume, a
+// rejected one only counts (a bar may hold rejected trades only until
+// its first accepted one).
+func (s *series) apply(start int64, price, usd float64, k *orderKey, a Admission) (c *candle) {
+	if a != AdmissionDust && a != AdmissionOutlier {
+		return s.add(start, price, usd, k)
+	}
+	i := s.find(start)
+	if i == len(s.rows) || s.rows[i].time != start {
+		s.rows = slices.Insert(s.rows, i, candle{time: start})
+	}
+	c = &s.rows[i]
+	if a == AdmissionDust {
+		c.rej.Dust++
+	} else {
+		c.rej.PriceOutlier++
+	}
+	return c
+}
+
+// add applies an accepted trade to the bar opening at start and returns
+// the bar.
 func (s *series) add(start int64, price, usd float64, k *orderKey) (c *candle) {
 	i := s.find(start)
 	if i == len(s.rows) || s.rows[i].time != start {
@@ -145,6 +177,10 @@ func (s *series) add(start int64, price, usd float64, k *orderKey) (c *candle) {
 		return &s.rows[i]
 	}
 	c = &s.rows[i]
+	if c.trades == 0 {
+		c.open, c.high, c.low, c.close, c.vol, c.trades, c.openKey, c.closeKey = price, price, price, price, usd, 1, *k, *k
+		return c
+	}
 	c.high = max(c.high, price)
 	c.low = min(c.low, price)
 	c.vol = addSat(c.vol, usd)
@@ -199,7 +235,9 @@ func (e *Engine) Candles(mint string, iv market.Interval, from, to int64) []Cand
 	s := &ms.series[i]
 	var out []CandleRow
 	for j := s.find(from); j < len(s.rows) && s.rows[j].time < to; j++ {
-		out = append(out, s.rows[j].row())
+		if s.rows[j].trades > 0 {
+			out = append(out, s.rows[j].row())
+		}
 	}
 	return out
 }
@@ -244,6 +282,9 @@ func (e *Engine) DirtyCandles() []CandleUpdate {
 			}
 			c := &s.rows[j]
 			c.dirty = false
+			if c.trades == 0 {
+				continue // rejected trades only: stored with its first accepted trade
+			}
 			out = append(out, CandleUpdate{Mint: r.ms.mint, Interval: market.Intervals[r.iv], CandleRow: c.row(), OpenRef: c.openKey.ref(), CloseRef: c.closeKey.ref()})
 		}
 		sh.mu.Unlock()
@@ -304,7 +345,7 @@ func (e *Engine) LoadCandles(rows []CandleUpdate) (loaded int, skipped []error) 
 		sh.mu.Lock()
 		ms := sh.state(r.Mint)
 		s := &ms.series[iv]
-		c := candle{time: r.Time, open: r.Open, high: r.High, low: r.Low, close: r.Close, vol: r.Volume, trades: r.Trades, openKey: refKey(r.OpenRef), closeKey: refKey(r.CloseRef)}
+		c := candle{time: r.Time, open: r.Open, high: r.High, low: r.Low, close: r.Close, vol: r.Volume, trades: r.Trades, rej: r.Rejected, openKey: refKey(r.OpenRef), closeKey: refKey(r.CloseRef)}
 		if j := s.find(r.Time); j < len(s.rows) && s.rows[j].time == r.Time {
 			s.rows[j] = c
 		} else {
@@ -352,7 +393,7 @@ func (e *Engine) Recandle(trades []Trade, bars, changed map[CandleRef]struct{}) 
 				changed[ref] = struct{}{}
 			}
 			ms := sh.state(t.Mint)
-			c := ms.series[iv].add(start, t.PriceUSD, t.USDAmount, &key)
+			c := ms.series[iv].apply(start, t.PriceUSD, t.USDAmount, &key, t.Admission)
 			if !c.dirty {
 				c.dirty = true
 				sh.dirty = append(sh.dirty, dirtyRef{ms: ms, iv: int8(iv), time: start})
@@ -384,7 +425,7 @@ func checkCandle(r *CandleUpdate) error {
 		return fmt.Errorf("price out of range at %d", r.Time)
 	case r.High < max(r.Open, r.Close, r.Low) || r.Low > min(r.Open, r.Close):
 		return fmt.Errorf("inconsistent high/low at %d", r.Time)
-	case !(r.Volume >= 0) || r.Volume > MaxSumUSD || r.Trades < 0:
+	case !(r.Volume >= 0) || r.Volume > MaxSumUSD || r.Trades < 0 || r.Rejected.Dust < 0 || r.Rejected.PriceOutlier < 0:
 		return fmt.Errorf("invalid volume or trade count at %d", r.Time)
 	}
 	return nil

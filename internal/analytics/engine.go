@@ -3,6 +3,7 @@ package analytics
 import (
 	"fmt"
 	"hash/maphash"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +49,16 @@ type Config struct {
 	// given to Ingest or Warm is applied. For callers that deduplicate
 	// against a trade store first (internal/ingest).
 	NoDedupe bool
+	// DustUSD is the dust bound: a trade of less USD never sets a price
+	// (docs/prices.md); 0 means DefaultDustUSD, negative turns it off.
+	DustUSD float64
+	// OutlierFactor is how far from the reference price a trade may be
+	// and still set the price; 0 means DefaultOutlierFactor (it must be
+	// above 1).
+	OutlierFactor float64
+	// Fallback is the reference price of a mint before it has
+	// RefMinTrades accepted trades (the market cache's); nil: none.
+	Fallback PriceSource
 }
 
 // Engine is the in-memory trade analytics engine. It is safe for
@@ -60,6 +71,7 @@ type Engine struct {
 	shardSeed  maphash.Seed
 	walletSeed maphash.Seed
 	dd         *dedupe
+	rules      rules
 	// changes logs the mints trades were applied to (see Changes).
 	changes *changelog.Log[string]
 
@@ -109,6 +121,16 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("analytics: invalid dedupe TTL %s, max entries %d or future skew %s", ttl, maxEntries, skew)
 	}
 	e.skew = int64(skew / time.Second)
+	e.rules = rules{dustUSD: cfg.DustUSD, factor: cfg.OutlierFactor, fallback: cfg.Fallback}
+	if e.rules.dustUSD == 0 {
+		e.rules.dustUSD = DefaultDustUSD
+	}
+	if e.rules.factor == 0 {
+		e.rules.factor = DefaultOutlierFactor
+	}
+	if math.IsNaN(e.rules.dustUSD) || math.IsInf(e.rules.dustUSD, 0) || !(e.rules.factor > 1) || math.IsInf(e.rules.factor, 0) {
+		return nil, fmt.Errorf("analytics: invalid dust bound %v or outlier factor %v", cfg.DustUSD, cfg.OutlierFactor)
+	}
 	for iv, name := range market.Intervals {
 		e.retention[iv] = int64(DefaultRetention(name) / time.Second)
 	}
@@ -292,26 +314,27 @@ func (e *Engine) apply(sh *shard, it *ingestItem, nowSec, nowMin int64, withCand
 	k := tick{k: keyOf(t), price: t.PriceUSD, qty: qty}
 	m := floorDiv(t.BlockTime, 60)
 	ms := sh.state(t.Mint)
+	a := e.rules.step(ms.admission(), t, t.Admission, 0)
 	ms.advance(max(m, nowMin))
 	if m > ms.head-ringMinutes {
-		ms.addTrade(m, t, k, it.wallet)
-	} else {
+		ms.addTrade(m, t, k, it.wallet, a)
+	} else if a == AdmissionAccepted {
 		ms.addHistorical(k)
 	}
 	if withCandles {
-		e.upsertCandles(sh, ms, t, &k.k, nowSec)
+		e.upsertCandles(sh, ms, t, &k.k, nowSec, a)
 	}
 }
 
 // upsertCandles applies t to the mint's bars of every interval whose
 // retention still covers it, marking them dirty. Callers hold sh.mu.
-func (e *Engine) upsertCandles(sh *shard, ms *mintState, t *Trade, key *orderKey, nowSec int64) {
+func (e *Engine) upsertCandles(sh *shard, ms *mintState, t *Trade, key *orderKey, nowSec int64, a Admission) {
 	for iv := range numIntervals {
 		start := periodStart(iv, t.BlockTime)
 		if r := e.retention[iv]; r > 0 && start < nowSec-r {
 			continue
 		}
-		c := ms.series[iv].add(start, t.PriceUSD, t.USDAmount, key)
+		c := ms.series[iv].apply(start, t.PriceUSD, t.USDAmount, key, a)
 		if !c.dirty {
 			c.dirty = true
 			sh.dirty = append(sh.dirty, dirtyRef{ms: ms, iv: int8(iv), time: start})
@@ -363,7 +386,16 @@ func (e *Engine) Market(mint string, now time.Time) *asset.Market {
 		LastTradeAt:           wm.LastTradeAt,
 		AsOf:                  wm.AsOf,
 		LastFetchedAt:         ptr(now.UnixMilli()),
+		PriceTrades:           ptr(wm.PriceTrades24h),
+		Rejected:              rejectedOf(wm.Rejected),
 	}
+}
+
+func rejectedOf(r RejectedCounts) *asset.Rejected {
+	if r.IsZero() {
+		return nil
+	}
+	return &asset.Rejected{Dust: r.Dust, PriceOutlier: r.PriceOutlier}
 }
 
 // Prune advances every mint to now: buckets older than 24 h are dropped,
@@ -409,6 +441,9 @@ func (e *Engine) Prune(now time.Time) {
 		sh.mu.Unlock()
 	}
 }
+
+// OutlierFactor is the engine's price outlier factor (docs/prices.md).
+func (e *Engine) OutlierFactor() float64 { return e.rules.factor }
 
 // Stats are engine totals for metrics.
 type Stats struct {

@@ -209,7 +209,8 @@ func TestPruneForgetsIdleMints(t *testing.T) {
 	clk := newClock(monday + hour)
 	e := newEngine(t, clk, func(c *Config) {
 		c.Retention = map[market.Interval]time.Duration{}
-		for _, iv := range []market.Interval{"15m", "1H", "4H", "1D", "1W"} {
+		c.Retention["1m"] = 2 * day * time.Second
+		for _, iv := range []market.Interval{"5m", "15m", "1H", "4H", "1D", "1W"} {
 			c.Retention[iv] = 10 * day * time.Second
 		}
 	})

@@ -39,6 +39,10 @@ type Trade struct {
 	Pool string `json:"pool,omitempty"`
 	// Program is the DEX program id that filled the leg, if known.
 	Program string `json:"program,omitempty"`
+	// Admission is the price rules' decision (admission.go), never read
+	// from the wire: Engine.Classify or Ingest decides it, the trade store
+	// keeps it.
+	Admission Admission `json:"-"`
 }
 
 // TradeID identifies a trade: its transaction's signature and its leg

@@ -74,8 +74,11 @@ type bucket struct {
 	fee       float64
 	trades    int32
 	botTrades int32
-	wallets   walletList
-	flows     []string // distinct non-empty flow sources
+	// dust and outliers count this minute's trades rejected from the
+	// price (they are in trades; dust also in vol).
+	dust, outliers int32
+	wallets        walletList
+	flows          []string // distinct non-empty flow sources
 	// ticks are this minute's trades, ticks[:sortedTicks] in order-key
 	// order and any later ones appended as they came (trades arrive out of
 	// order; inserting each in place cost a memmove per trade). Readers go
@@ -90,7 +93,8 @@ type bucket struct {
 	mkFresh bool
 }
 
-// last is the latest tick in trade order.
+// last is the latest tick in trade order; the bucket has ticks (an
+// accepted trade).
 func (b *bucket) last() *tick {
 	b.sort()
 	return &b.ticks[len(b.ticks)-1]
@@ -151,6 +155,8 @@ type rolling struct {
 	// whose latest minute lies in the window.
 	lastSeen walletMinutes
 	uniq     [numWalletWindows]int64
+	// rej counts the 24h window's rejected trades: [0] dust, [1] outliers.
+	rej [2]int64
 }
 
 // mintState is everything the engine keeps about one mint. It is guarded
@@ -166,6 +172,9 @@ type mintState struct {
 	hasAnch bool
 	roll    rolling
 	series  [numIntervals]series
+	// adm is the mint's trade admission state (admission.go), made at
+	// its first trade (mints loaded from stored candles only have none).
+	adm *admState
 	// tradeHead is the latest trade minute seen; buckets of minutes
 	// before sealedTo are sealed (see seal).
 	tradeHead, sealedTo int64
@@ -220,9 +229,10 @@ func (ms *mintState) find(m int64) int {
 
 // lastAtOrBefore returns the latest tick in a minute <= m, if any.
 func (ms *mintState) lastAtOrBefore(m int64) (*tick, bool) {
-	i := ms.find(m + 1)
-	if i > 0 {
-		return ms.bk[i-1].last(), true
+	for i := ms.find(m + 1); i > 0; i-- {
+		if b := &ms.bk[i-1]; len(b.ticks) > 0 {
+			return b.last(), true
+		}
 	}
 	if ms.hasAnch {
 		return &ms.anchor, true
@@ -252,6 +262,7 @@ func (ms *mintState) advance(m int64) {
 			}
 			if w == win24h {
 				r.lastSeen.reset()
+				r.rej = [2]int64{}
 			}
 			continue
 		}
@@ -260,12 +271,19 @@ func (ms *mintState) advance(m int64) {
 			b := &ms.bk[i]
 			r.vol[w] -= b.vol
 			r.trades[w] -= int64(b.trades)
+			if w == win24h {
+				r.rej[0] -= int64(b.dust)
+				r.rej[1] -= int64(b.outliers)
+			}
 			if ww >= 0 {
 				r.dropWallets(ww, w == win24h, b)
 			}
 		}
 		if r.trades[w] <= 0 {
 			r.trades[w], r.vol[w] = 0, 0
+			if w == win24h {
+				r.rej = [2]int64{}
+			}
 		}
 		r.vol[w] = max(r.vol[w], 0)
 	}
@@ -276,9 +294,15 @@ func (ms *mintState) advance(m int64) {
 		n++
 	}
 	if n > 0 {
-		t := *ms.bk[n-1].last()
-		if !ms.hasAnch || t.after(&ms.anchor) {
-			ms.anchor, ms.hasAnch = t, true
+		for i := n - 1; i >= 0; i-- {
+			if len(ms.bk[i].ticks) == 0 {
+				continue
+			}
+			t := *ms.bk[i].last()
+			if !ms.hasAnch || t.after(&ms.anchor) {
+				ms.anchor, ms.hasAnch = t, true
+			}
+			break
 		}
 		clear(ms.bk[:n])
 		ms.bk = ms.bk[n:]
@@ -317,7 +341,10 @@ func (r *rolling) dropWallets(ww int, forget bool, b *bucket) {
 
 // addTrade records one trade in minute m's bucket (m > head-ringMinutes
 // and m <= head, the caller advanced first) and in the rolling windows.
-func (ms *mintState) addTrade(m int64, t *Trade, k tick, walletHash uint64) {
+// Every trade counts in the trade and wallet counts; a price outlier
+// nowhere else, dust in the USD volume too, and only an accepted trade
+// in the price path (and so the price, price changes and markouts).
+func (ms *mintState) addTrade(m int64, t *Trade, k tick, walletHash uint64, a Admission) {
 	i := ms.find(m)
 	if i == len(ms.bk) {
 		ms.bk = append(ms.bk, bucket{min: m})
@@ -325,7 +352,16 @@ func (ms *mintState) addTrade(m int64, t *Trade, k tick, walletHash uint64) {
 		ms.bk = slices.Insert(ms.bk, i, bucket{min: m})
 	}
 	b := &ms.bk[i]
-	if m < ms.sealedTo {
+	switch {
+	case a == AdmissionDust || a == AdmissionOutlier:
+		if a == AdmissionDust {
+			b.dust++
+			ms.roll.rej[0]++
+		} else {
+			b.outliers++
+			ms.roll.rej[1]++
+		}
+	case m < ms.sealedTo:
 		// A late trade in a sealed minute: no markout (the cache stays),
 		// the bucket keeps only its last trade.
 		b.mkFresh = true
@@ -334,27 +370,33 @@ func (ms *mintState) addTrade(m int64, t *Trade, k tick, walletHash uint64) {
 		} else if k.after(b.last()) {
 			b.ticks[0] = k
 		}
-	} else {
+	default:
 		b.mkFresh = false
 		if i > 0 && ms.bk[i-1].min >= ms.sealedTo {
 			ms.bk[i-1].mkFresh = false
 		}
 		b.addTick(k)
 	}
-	b.vol = addSat(b.vol, t.USDAmount)
+	usd := t.USDAmount
+	if a == AdmissionOutlier {
+		usd = 0
+	}
+	b.vol = addSat(b.vol, usd)
 	b.trades++
 	if t.IsBot {
-		b.botVol = addSat(b.botVol, t.USDAmount)
+		b.botVol = addSat(b.botVol, usd)
 		b.botTrades++
 	}
-	b.fee = addSat(b.fee, t.FeeUSD)
+	if a != AdmissionOutlier {
+		b.fee = addSat(b.fee, t.FeeUSD)
+	}
 	b.addFlow(t.FlowSource)
 	b.wallets.add(walletHash)
 
 	r := &ms.roll
 	for w := range numWindows {
 		if m > ms.head-windowMinutes[w] {
-			r.vol[w] = addSat(r.vol[w], t.USDAmount)
+			r.vol[w] = addSat(r.vol[w], usd)
 			r.trades[w]++
 		}
 	}
@@ -380,8 +422,13 @@ func (ms *mintState) addTrade(m int64, t *Trade, k tick, walletHash uint64) {
 func (ms *mintState) resync() {
 	r := &ms.roll
 	r.vol, r.trades = [numWindows]float64{}, [numWindows]int64{}
+	r.rej = [2]int64{}
 	for i := range ms.bk {
 		b := &ms.bk[i]
+		if b.min > ms.head-windowMinutes[win24h] {
+			r.rej[0] += int64(b.dust)
+			r.rej[1] += int64(b.outliers)
+		}
 		for w := range numWindows {
 			if b.min > ms.head-windowMinutes[w] {
 				r.vol[w] = addSat(r.vol[w], b.vol)
@@ -422,7 +469,21 @@ type WindowMetrics struct {
 	PriceChange24hPercent *float64 `json:"priceChange24hPercent"`
 	LastTradeAt           *int64   `json:"lastTradeAt"`
 	AsOf                  *int64   `json:"asOf"`
+	// PriceTrades24h is the accepted trades (those that set the price) of
+	// the 24h window; Rejected its trades rejected from the price.
+	PriceTrades24h int64          `json:"priceTrades"`
+	Rejected       RejectedCounts `json:"rejected,omitzero"`
 }
+
+// RejectedCounts counts trades rejected from the price, by reason
+// (docs/prices.md).
+type RejectedCounts struct {
+	Dust         int64 `json:"dust"`
+	PriceOutlier int64 `json:"price_outlier"`
+}
+
+// IsZero reports whether nothing was rejected (omitzero).
+func (r RejectedCounts) IsZero() bool { return r.Dust == 0 && r.PriceOutlier == 0 }
 
 // metrics returns the window metrics at minute m: from the rolling sums
 // when the mint is anchored at m (the caller advanced to m), else by a
@@ -436,7 +497,9 @@ func (ms *mintState) metrics(m, nowSec int64) WindowMetrics {
 		Volume5mUSD: r.vol[win5m], Volume15mUSD: r.vol[win15m], Volume1hUSD: r.vol[win1h], Volume6hUSD: r.vol[win6h], Volume24hUSD: r.vol[win24h],
 		Trade5m: r.trades[win5m], Trade15m: r.trades[win15m], Trade1h: r.trades[win1h], Trade6h: r.trades[win6h], Trade24h: r.trades[win24h],
 		UniqueWallet5m: r.uniq[wal5m], UniqueWallet1h: r.uniq[wal1h], UniqueWallet24h: r.uniq[wal24h],
+		Rejected: RejectedCounts{Dust: r.rej[0], PriceOutlier: r.rej[1]},
 	}
+	wm.PriceTrades24h = max(wm.Trade24h-r.rej[0]-r.rej[1], 0)
 	ms.prices(&wm, m)
 	return wm
 }
@@ -458,6 +521,7 @@ func (ms *mintState) scan(m, nowSec int64) WindowMetrics {
 	wm := WindowMetrics{Source: SourceAnalyticsTrades, MetricsSource: SourceAnalyticsTrades, AsOf: ptr(nowSec)}
 	var vol [numWindows]float64
 	var trades [numWindows]int64
+	var rej [2]int64
 	seen := make(map[uint64]int64) // wallet -> latest minute it traded
 	lo := ms.find(m - ringMinutes + 1)
 	for i := lo; i < len(ms.bk) && ms.bk[i].min <= m; i++ {
@@ -469,6 +533,8 @@ func (ms *mintState) scan(m, nowSec int64) WindowMetrics {
 				trades[w] += int64(b.trades)
 			}
 		}
+		rej[0] += int64(b.dust)
+		rej[1] += int64(b.outliers)
 		for _, h := range b.wallets.h {
 			seen[h] = b.min
 		}
@@ -485,6 +551,8 @@ func (ms *mintState) scan(m, nowSec int64) WindowMetrics {
 	wm.Volume5mUSD, wm.Volume15mUSD, wm.Volume1hUSD, wm.Volume6hUSD, wm.Volume24hUSD = vol[0], vol[1], vol[2], vol[3], vol[4]
 	wm.Trade5m, wm.Trade15m, wm.Trade1h, wm.Trade6h, wm.Trade24h = trades[0], trades[1], trades[2], trades[3], trades[4]
 	wm.UniqueWallet5m, wm.UniqueWallet1h, wm.UniqueWallet24h = uniq[win5m], uniq[win1h], uniq[win24h]
+	wm.Rejected = RejectedCounts{Dust: rej[0], PriceOutlier: rej[1]}
+	wm.PriceTrades24h = max(wm.Trade24h-rej[0]-rej[1], 0)
 	ms.prices(&wm, m)
 	return wm
 }

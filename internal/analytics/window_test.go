@@ -15,6 +15,9 @@ import (
 
 var approx = cmpopts.EquateApprox(1e-12, 1e-9)
 
+// noFirstAt ignores CandleRow.FirstAt (the open trade's time, which hand-written rows leave 0).
+var noFirstAt = cmpopts.IgnoreFields(CandleRow{}, "FirstAt")
+
 func TestWindowsSlideOverTime(t *testing.T) {
 	const m0 = monday // minute boundary
 	clk := newClock(m0 + hour + 30)
@@ -89,6 +92,7 @@ func TestWindowsSlideOverTime(t *testing.T) {
 			mustIngest(t, e, tt.add...)
 		}
 		tt.want.Source, tt.want.MetricsSource, tt.want.AsOf = SourceAnalyticsTrades, SourceAnalyticsTrades, ptr(tt.now)
+		tt.want.PriceTrades24h = tt.want.Trade24h // no trade is rejected here
 		got := e.Windows(mintA, at(tt.now))
 		if got == nil {
 			t.Fatalf("%s: Windows = nil", tt.name)
@@ -128,6 +132,7 @@ func TestMarketShape(t *testing.T) {
 		LastTradeAt:           ptr(now - 29*60 + 1),
 		AsOf:                  ptr(now),
 		LastFetchedAt:         ptr(now * 1000),
+		PriceTrades:           ptr(int64(4)),
 	}
 	if diff := cmp.Diff(want, e.Market(mintA, at(now)), approx); diff != "" {
 		t.Errorf("Market (-want +got):\n%s", diff)

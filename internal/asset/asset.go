@@ -137,6 +137,17 @@ type Market struct {
 	LastTradeAt           *int64   `json:"lastTradeAt,omitempty"`
 	AsOf                  *int64   `json:"asOf,omitempty"`
 	LastFetchedAt         *int64   `json:"lastFetchedAt"` // unix ms
+	// PriceTrades and Rejected are the provenance of a trade-derived
+	// price (docs/prices.md): the accepted trades of the last 24 h and
+	// the trades rejected from the price over 24 h (nil when none).
+	PriceTrades *int64    `json:"priceTrades,omitempty"`
+	Rejected    *Rejected `json:"rejected,omitempty"`
+}
+
+// Rejected counts trades rejected from a price by reason (docs/prices.md).
+type Rejected struct {
+	Dust         int64 `json:"dust"`
+	PriceOutlier int64 `json:"price_outlier"`
 }
 
 // ExecutionQuality is a cached fill-quality rollup of one variant.

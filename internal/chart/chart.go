@@ -35,10 +35,27 @@ type Canonical interface {
 // Candle is one bar of a chart: the OHLCV values, the trade count of
 // trade-derived bars (never 0 there; omitted for provider bars) and
 // whether the bar is still open at the service's now.
+//
+// Provenance (docs/prices.md): Rejected counts the bar's trades rejected
+// from the price (trade-derived bars, when any); Sanitized marks a
+// provider bar whose wick failed the outlier rule and was clipped;
+// Filled marks a bar of an empty period that fill=previous added
+// (open = high = low = close = the previous close, volume 0, trades 0).
 type Candle struct {
 	market.Candle
-	Trades int64 `json:"trades,omitempty"`
-	IsOpen bool  `json:"isOpen,omitempty"`
+	Trades    *int64          `json:"trades,omitempty"`
+	Rejected  *asset.Rejected `json:"rejected,omitempty"`
+	Sanitized bool            `json:"sanitized,omitempty"`
+	Filled    bool            `json:"filled,omitempty"`
+	IsOpen    bool            `json:"isOpen,omitempty"`
+}
+
+// TradeCount is the bar's trade count (0 for provider bars).
+func (c *Candle) TradeCount() int64 {
+	if c.Trades == nil {
+		return 0
+	}
+	return *c.Trades
 }
 
 // Chart is a candle series with where it came from: Source is
@@ -88,8 +105,17 @@ func (s Service) Mint(mint string, iv market.Interval, from, to int64) Chart {
 	rows, source := analytics.MergeCandles(trades, pv, src)
 	out := make([]Candle, len(rows))
 	now, d := s.now().Unix(), int64(iv.Duration()/time.Second)
+	f := s.outlierFactor()
 	for i, c := range rows {
-		out[i] = Candle{Candle: c.Candle, Trades: c.Trades, IsOpen: c.Time <= now && now < c.Time+d}
+		out[i] = Candle{Candle: c.Candle, IsOpen: c.Time <= now && now < c.Time+d}
+		if c.Trades == 0 { // a provider bar
+			out[i].Sanitized = sanitize(&out[i].Candle, f)
+			continue
+		}
+		out[i].Trades = &rows[i].Trades
+		if !c.Rejected.IsZero() {
+			out[i].Rejected = &asset.Rejected{Dust: c.Rejected.Dust, PriceOutlier: c.Rejected.PriceOutlier}
+		}
 	}
 	return Chart{Source: source, Mint: &mint, Candles: out}
 }
@@ -155,8 +181,91 @@ func (s Service) coin(a *registry.Asset, iv market.Interval, from, to int64) (Ch
 func (s Service) convert(in []market.Candle, iv market.Interval) []Candle {
 	now, d := s.now().Unix(), int64(iv.Duration()/time.Second)
 	out := make([]Candle, len(in))
+	f := s.outlierFactor()
 	for i, c := range in {
 		out[i] = Candle{Candle: c, IsOpen: c.Time <= now && now < c.Time+d}
+		out[i].Sanitized = sanitize(&out[i].Candle, f)
 	}
 	return out
+}
+
+// outlierFactor is the trade source's outlier factor (the engine's
+// --outlier-factor), else analytics.DefaultOutlierFactor.
+func (s Service) outlierFactor() float64 {
+	if t, ok := s.trades.(interface{ OutlierFactor() float64 }); ok {
+		if f := t.OutlierFactor(); f > 1 {
+			return f
+		}
+	}
+	return analytics.DefaultOutlierFactor
+}
+
+// sanitize applies the outlier rule to a provider bar's wicks
+// (docs/prices.md): a high more than f times the body's top is clipped
+// to f times it, a low less than the body's bottom over f to that; it
+// reports whether it clipped.
+func sanitize(c *market.Candle, f float64) bool {
+	top, bottom := max(c.Open, c.Close), min(c.Open, c.Close)
+	if !(top > 0) || !(bottom > 0) {
+		return false
+	}
+	clipped := false
+	if c.High > top*f {
+		c.High, clipped = top*f, true
+	}
+	if c.Low < bottom/f {
+		c.Low, clipped = bottom/f, true
+	}
+	return clipped
+}
+
+// Fill modes of ohlcv and price-chart (fill=none|previous).
+const (
+	FillNone     = "none"
+	FillPrevious = "previous"
+)
+
+// FillPrevious returns c's candles of [from, to) with every empty period
+// of that range up to now added as a filled bar once a close precedes it:
+// open = high = low = close = the previous close, volume 0, trades 0,
+// filled. Bars of c before from only give that previous close (callers
+// read a look-back before from); the forming bar keeps isOpen.
+func (s Service) FillPrevious(c Chart, iv market.Interval, from, to int64) Chart {
+	d := int64(iv.Duration() / time.Second)
+	start, ok := analytics.PeriodStart(iv, from)
+	if !ok || d <= 0 {
+		return c
+	}
+	if start < from {
+		start += d
+	}
+	now := s.now().Unix()
+	out := make([]Candle, 0, max(len(c.Candles), int((to-start)/d)+1))
+	j := 0
+	prev := 0.0
+	for j < len(c.Candles) && c.Candles[j].Time < from {
+		prev = c.Candles[j].Close
+		j++
+	}
+	var zero int64
+	for t := start; t < to; t += d {
+		for j < len(c.Candles) && c.Candles[j].Time < t {
+			out = append(out, c.Candles[j]) // a bar off the grid: kept
+			prev = c.Candles[j].Close
+			j++
+		}
+		if j < len(c.Candles) && c.Candles[j].Time == t {
+			out = append(out, c.Candles[j])
+			prev = c.Candles[j].Close
+			j++
+			continue
+		}
+		if prev > 0 && t <= now {
+			out = append(out, Candle{Candle: market.Candle{Time: t, Open: prev, High: prev, Low: prev, Close: prev},
+				Trades: &zero, Filled: true, IsOpen: t <= now && now < t+d})
+		}
+	}
+	out = append(out, c.Candles[j:]...)
+	c.Candles = out
+	return c
 }

@@ -244,6 +244,34 @@ func (s *Server) candleQuery(r *http.Request) (market.Interval, int64, int64, er
 	return iv, from, to, nil
 }
 
+var fillModes = []string{chart.FillNone, chart.FillPrevious}
+
+// fillParam parses fill=none|previous (docs/prices.md).
+func fillParam(r *http.Request) (string, error) {
+	return enumParam(query(r), "fill", chart.FillNone, fillModes)
+}
+
+// FillLookbackBars is how many bars before from fill=previous looks back
+// for the close an empty first period repeats.
+const FillLookbackBars = 1000
+
+// fillPrevious fills c's empty periods (chart.Service.FillPrevious); when
+// its first period is empty, the close before it comes from read over the
+// FillLookbackBars bars before from.
+func (s *Server) fillPrevious(c chart.Chart, iv market.Interval, from, to int64, read func(from, to int64) chart.Chart) chart.Chart {
+	d := int64(iv.Duration() / time.Second)
+	first, ok := analytics.PeriodStart(iv, from)
+	if first < from {
+		first += d // the first period wholly in the range
+	}
+	if ok && (len(c.Candles) == 0 || c.Candles[0].Time > first) {
+		if before := read(from-FillLookbackBars*d, from).Candles; len(before) > 0 {
+			c.Candles = append(before[len(before)-1:len(before):len(before)], c.Candles...)
+		}
+	}
+	return s.charts().FillPrevious(c, iv, from, to)
+}
+
 // GET /v1/assets/{assetId}/ohlcv
 func (s *Server) ohlcv(w http.ResponseWriter, r *http.Request) error {
 	res, mint, err := s.assetMint(r)
@@ -254,7 +282,14 @@ func (s *Server) ohlcv(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	fill, err := fillParam(r)
+	if err != nil {
+		return err
+	}
 	c := s.charts().Mint(mint, iv, from, to)
+	if fill == chart.FillPrevious {
+		c = s.fillPrevious(c, iv, from, to, func(from, to int64) chart.Chart { return s.charts().Mint(mint, iv, from, to) })
+	}
 	return writeJSON(w, http.StatusOK, struct {
 		AssetID  string          `json:"assetId"`
 		Mint     string          `json:"mint"`

@@ -148,12 +148,12 @@ func TestOHLCV(t *testing.T) {
 		t.Fatalf("envelope: %s", r.raw)
 	}
 	// 12 trades from now−60m to now−5m: 1H bars at 11:00 only (now is 12:00).
-	if len(out.Candles) != 1 || out.Candles[0].Trades != 12 || out.Candles[0].IsOpen || out.Candles[0].Open != 5 || out.Candles[0].Close != 6.1 {
+	if len(out.Candles) != 1 || out.Candles[0].TradeCount() != 12 || out.Candles[0].IsOpen || out.Candles[0].Open != 5 || out.Candles[0].Close != 6.1 {
 		t.Fatalf("candles: %+v", out.Candles)
 	}
 	out = candlesResp{}
 	decodeStrict(t, h.get(t, fmt.Sprintf("/v1/assets/%s/ohlcv?interval=1D&mint=%s&from=%d&to=%d", crypto.AssetID, mint, h.now.Unix()-86400*3, h.now.Unix()+60)), &out)
-	if len(out.Candles) != 1 || !out.Candles[0].IsOpen || out.Candles[0].Trades != 12 {
+	if len(out.Candles) != 1 || !out.Candles[0].IsOpen || out.Candles[0].TradeCount() != 12 {
 		t.Fatalf("1D candles: %+v", out.Candles)
 	}
 	// The ohlcv scope alone governs the detail include block only (spec:

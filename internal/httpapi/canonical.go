@@ -304,7 +304,15 @@ func (s *Server) priceChart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c := s.charts().Price(s.registryAsset(res), mint, iv, from, to)
+	fill, err := fillParam(r)
+	if err != nil {
+		return err
+	}
+	a := s.registryAsset(res)
+	c := s.charts().Price(a, mint, iv, from, to)
+	if fill == chart.FillPrevious {
+		c = s.fillPrevious(c, iv, from, to, func(from, to int64) chart.Chart { return s.charts().Price(a, mint, iv, from, to) })
+	}
 	return writeJSON(w, http.StatusOK, struct {
 		AssetID  string          `json:"assetId"`
 		Interval market.Interval `json:"interval"`

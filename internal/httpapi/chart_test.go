@@ -53,9 +53,9 @@ func TestOHLCVMergesProviderBeforeTrades(t *testing.T) {
 		if i > 0 && c.Time != out.Candles[i-1].Time+3600 {
 			t.Fatalf("gap or disorder at %d: %d after %d", i, c.Time, out.Candles[i-1].Time)
 		}
-		fromTrades := c.Trades > 0
+		fromTrades := c.TradeCount() > 0
 		if fromTrades != (c.Time >= firstTrade) || !fromTrades && c.Close != 7 {
-			t.Fatalf("bar %d at %d: trades %d close %v (first trade-derived bar at %d)", i, c.Time, c.Trades, c.Close, firstTrade)
+			t.Fatalf("bar %d at %d: trades %d close %v (first trade-derived bar at %d)", i, c.Time, c.TradeCount(), c.Close, firstTrade)
 		}
 	}
 }

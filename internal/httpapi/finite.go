@@ -18,7 +18,7 @@ import (
 // except that every non-finite float becomes null, and returns the JSON
 // path of the first one (e.g. "rows[3].market.price"). It follows the
 // encoding/json rules the response types use: exported fields, json tag
-// names, "-", omitempty, embedded structs flattened, maps with sorted
+// names, "-", omitempty, omitzero, embedded structs flattened, maps with sorted
 // keys, nil slices and maps as null, json.Marshaler and
 // encoding.TextMarshaler values. It walks by reflection and is only ever
 // on the error path, so the hot path keeps encoding/json's speed.
@@ -194,6 +194,9 @@ func (e *finiteEncoder) fields(v reflect.Value, path string, n *int) error {
 		if slices.Contains(strings.Split(opts, ","), "omitempty") && emptyValue(fv) {
 			continue
 		}
+		if slices.Contains(strings.Split(opts, ","), "omitzero") && zeroValue(fv) {
+			continue
+		}
 		if *n > 0 {
 			e.buf.WriteByte(',')
 		}
@@ -260,6 +263,15 @@ func (e *finiteEncoder) mapping(v reflect.Value, path string) error {
 	}
 	e.buf.WriteByte('}')
 	return nil
+}
+
+// zeroValue is encoding/json's omitzero test: an IsZero method, else the
+// zero value.
+func zeroValue(v reflect.Value) bool {
+	if z, ok := v.Interface().(interface{ IsZero() bool }); ok {
+		return z.IsZero()
+	}
+	return v.IsZero()
 }
 
 // emptyValue is encoding/json's omitempty test.

@@ -35,7 +35,7 @@ func finiteSamples() map[string]any {
 			Interval market.Interval `json:"interval"`
 			chart.Chart
 		}{"x", "1H", chart.Chart{Source: "analytics_trades", Mint: &mint, Candles: []chart.Candle{
-			{Candle: market.Candle{Time: 1, Open: 1, High: 2, Low: 0.5, Close: 1.5, Volume: 3e21}, Trades: 2, IsOpen: true}, {Candle: market.Candle{Time: 2}}}}},
+			{Candle: market.Candle{Time: 1, Open: 1, High: 2, Low: 0.5, Close: 1.5, Volume: 3e21}, Trades: func() *int64 { n := int64(2); return &n }(), IsOpen: true}, {Candle: market.Candle{Time: 2}}}}},
 		"market":    asset.Market{Source: "marketdata_a", Price: fptr(2), Liquidity: fptr(1e6)},
 		"map":       map[string]any{"b": 1.0, "a": []int{1, 2}, "c": nil, "d": map[string]int{"z": 1, "y": 2}, "e": []byte("hi"), "t": time.Unix(1700000000, 5).UTC()},
 		"nil slice": struct{ X []int }{},

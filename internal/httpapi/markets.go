@@ -82,6 +82,8 @@ type snapshotRow struct {
 	HasMarket bool          `json:"hasMarket"`
 	// Advisory is the operator flag of the mint, null when not flagged.
 	Advisory *asset.Advisory `json:"advisory"`
+	// Status says why the market is what it is (asset.MarketStatus).
+	Status string `json:"status"`
 }
 
 // POST /v1/assets/market-snapshots
@@ -149,6 +151,7 @@ func (s *Server) marketSnapshots(w http.ResponseWriter, r *http.Request) error {
 	buf.Reset()
 	defer bufPool.Put(buf)
 	buf.WriteByte('[')
+	now := s.d.Now()
 	for i, m := range mints {
 		if i > 0 {
 			buf.WriteByte(',')
@@ -156,6 +159,7 @@ func (s *Server) marketSnapshots(w http.ResponseWriter, r *http.Request) error {
 		in := snapInput{mint: m, advisory: s.d.Advisories.Get(m)}
 		in.assetID, in.sym, in.name, in.dec = s.d.Catalog.VariantMeta(m)
 		in.tok, in.hasTok = s.d.Markets.Token(m)
+		in.setStatus(now)
 		if !s.snapRows.appendRow(buf, &in) {
 			return s.writeSnapshotRows(w, mints)
 		}
@@ -215,6 +219,7 @@ func (s *Server) writeSnapshotRows(w http.ResponseWriter, mints []string) error 
 		in := snapInput{mint: m, advisory: s.d.Advisories.Get(m)}
 		in.assetID, in.sym, in.name, in.dec = s.d.Catalog.VariantMeta(m)
 		in.tok, in.hasTok = s.d.Markets.Token(m)
+		in.setStatus(s.d.Now())
 		rows[i] = in.row()
 	}
 	return writeJSON(w, http.StatusOK, rows)
@@ -234,6 +239,7 @@ type variantMarketRow struct {
 	Market           *asset.Market           `json:"market"`
 	ExecutionQuality *asset.ExecutionQuality `json:"executionQuality"`
 	Advisory         *asset.Advisory         `json:"advisory"`
+	Status           string                  `json:"status"`
 }
 
 // GET /v1/assets/variant-markets
@@ -253,6 +259,7 @@ func (s *Server) variantMarkets(w http.ResponseWriter, r *http.Request) error {
 		return badParam("mints", "at most 50 mints per call", apierr.Details{"max": MaxVariantMarketMints, "given": len(mints)})
 	}
 	chain := "solana"
+	now := s.d.Now()
 	rows := make([]variantMarketRow, len(mints))
 	for i, m := range mints {
 		assetID, _, _, _ := s.d.Catalog.VariantMeta(m)
@@ -262,6 +269,7 @@ func (s *Server) variantMarkets(w http.ResponseWriter, r *http.Request) error {
 			mk := tok.Market
 			row.Market = &mk
 		}
+		row.Status = asset.MarketStatus(assetID != registry.SingletonAssetID(m), row.Market, row.Advisory, now)
 		rows[i] = row
 	}
 	return writeJSON(w, http.StatusOK, struct {

@@ -84,6 +84,7 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/assets/variant-markets", scopes: read, cache: cacheMarkets, handler: s.variantMarkets},
 		{pattern: "GET /v1/assets/trending", scopes: read, cache: cacheTrend, handler: s.trendingList},
 		{pattern: "GET /v1/assets/risk-summary", scopes: riskRead, cache: noStore, handler: s.mintRiskSummary},
+		{pattern: "POST /v1/assets/price-history", scopes: read, cache: noStore, handler: s.priceHistory},
 
 		// Asset by id.
 		{pattern: "GET /v1/assets/{assetId}", scopes: detailRead, cache: cacheDetail, handler: s.assetDetail},
@@ -93,6 +94,7 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/assets/{assetId}/variant-top-markets", scopes: read, cache: cacheMarkets, handler: s.variantTopMarkets},
 		{pattern: "GET /v1/assets/{assetId}/ohlcv", scopes: read, cache: cacheCandles, handler: s.ohlcv},
 		{pattern: "GET /v1/assets/{assetId}/price-chart", scopes: read, cache: cacheCandles, handler: s.priceChart},
+		{pattern: "GET /v1/assets/{assetId}/price-at", scopes: read, cache: cacheCandles, handler: s.priceAt},
 		{pattern: "GET /v1/assets/{assetId}/profile", scopes: read, cache: cacheProfile, handler: s.assetProfile},
 		{pattern: "GET /v1/assets/{assetId}/tickers", scopes: read, cache: cacheProfile, handler: s.assetTickers},
 		{pattern: "GET /v1/assets/{assetId}/description", scopes: read, cache: cacheProfile, handler: s.assetDescription},

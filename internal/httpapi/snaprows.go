@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/registry"
 )
 
 // Market snapshot rows encoded once per content: POST
@@ -29,12 +31,24 @@ type snapInput struct {
 	advisory           *asset.Advisory
 	tok                market.Token
 	hasTok             bool
+	// status is the row's asset.MarketStatus (set by the caller: it reads
+	// the clock).
+	status string
+}
+
+// setStatus sets in.status from the other inputs at now.
+func (in *snapInput) setStatus(now time.Time) {
+	var m *asset.Market
+	if in.hasTok {
+		m = &in.tok.Market
+	}
+	in.status = asset.MarketStatus(in.assetID != registry.SingletonAssetID(in.mint), m, in.advisory, now)
 }
 
 // row is the response row of the inputs.
 func (in *snapInput) row() snapshotRow {
 	row := snapshotRow{Address: in.mint, AssetID: in.assetID, Symbol: nonEmptyPtr(in.sym), Name: nonEmptyPtr(in.name),
-		Decimals: in.dec, Advisory: in.advisory}
+		Decimals: in.dec, Advisory: in.advisory, Status: in.status}
 	if in.hasTok {
 		mk := in.tok.Market
 		row.Market = &mk
@@ -55,7 +69,7 @@ func (in *snapInput) row() snapshotRow {
 
 func (in *snapInput) equal(o *snapInput) bool {
 	if in.mint != o.mint || in.assetID != o.assetID || in.sym != o.sym || in.name != o.name || !eqp(in.dec, o.dec) ||
-		!advisoryEqual(in.advisory, o.advisory) || in.hasTok != o.hasTok {
+		!advisoryEqual(in.advisory, o.advisory) || in.hasTok != o.hasTok || in.status != o.status {
 		return false
 	}
 	if !in.hasTok {
@@ -127,5 +141,6 @@ func marketEqual(a, b *asset.Market) bool {
 		eqp(a.UniqueWallet24h, b.UniqueWallet24h) && eqp(a.MarketCap, b.MarketCap) && eqp(a.Holders, b.Holders) &&
 		eqp(a.PriceChange24hPercent, b.PriceChange24hPercent) && eqp(a.PriceChange1hPercent, b.PriceChange1hPercent) &&
 		eqp(a.Decimals, b.Decimals) && eqp(a.LogoURI, b.LogoURI) && eqp(a.LastTradeAt, b.LastTradeAt) &&
-		eqp(a.AsOf, b.AsOf) && eqp(a.LastFetchedAt, b.LastFetchedAt)
+		eqp(a.AsOf, b.AsOf) && eqp(a.LastFetchedAt, b.LastFetchedAt) && eqp(a.PriceTrades, b.PriceTrades) &&
+		eqp(a.Rejected, b.Rejected)
 }

@@ -164,6 +164,9 @@ func (in *Ingester) Retention() time.Duration { return in.retention }
 // stored: a retry counts those as duplicates).
 func (in *Ingester) Ingest(ctx context.Context, trades []analytics.Trade) (analytics.IngestResult, error) {
 	ok, res := in.eng.Admit(trades)
+	// The price rules decide each trade now, so the decision is stored
+	// with it and a rebuild or another replica applies the same one.
+	in.eng.Classify(ok)
 	if len(ok) > 0 {
 		ins, err := in.store(ctx, ok)
 		if err != nil {
@@ -182,6 +185,13 @@ func (in *Ingester) store(ctx context.Context, ok []analytics.Trade) (storage.Tr
 	if in.storeOnly {
 		ins, err := in.st.InsertTrades(ctx, ok, in.clock())
 		if err == nil && ins.Count > 0 {
+			fresh := make([]analytics.Trade, 0, ins.Count)
+			for i := range ok {
+				if ins.Inserted[i] {
+					fresh = append(fresh, ok[i])
+				}
+			}
+			in.eng.Admitted(fresh) // later batches decide against these
 			// Committed already: a failed notification only delays running
 			// servers until their periodic catch-up.
 			if nerr := in.st.NotifyTrades(ctx); nerr != nil {

@@ -287,6 +287,7 @@ func merge(order []market.SnapshotProvider, sources map[string]market.Token) (*a
 		out.Trade1h, out.Trade24h, out.UniqueWallet1h, out.UniqueWallet24h = m.Trade1h, m.Trade24h, m.UniqueWallet1h, m.UniqueWallet24h
 		out.PriceChange1hPercent, out.PriceChange24hPercent = m.PriceChange1hPercent, m.PriceChange24hPercent
 		out.LastTradeAt, out.AsOf = m.LastTradeAt, m.AsOf
+		out.PriceTrades, out.Rejected = m.PriceTrades, m.Rejected
 	}
 	out.Decimals = meta.Decimals
 	if meta.LogoURI != "" {
@@ -299,4 +300,16 @@ func merge(order []market.SnapshotProvider, sources map[string]market.Token) (*a
 	}
 	meta.Mint = ""
 	return &out, meta
+}
+
+// ReferencePrice returns the market-data providers' cached price of mint
+// (fresh or stale; never the analytics overlay), without scheduling or
+// counting a read: the trade admission's fallback reference
+// (analytics.PriceSource, docs/prices.md).
+func (c *Cache) ReferencePrice(mint string) (float64, bool) {
+	it := c.snaps.peek(mint)
+	if it == nil || it.val.merged == nil || it.val.merged.Price == nil {
+		return 0, false
+	}
+	return *it.val.merged.Price, true
 }

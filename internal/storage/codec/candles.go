@@ -10,12 +10,16 @@ import (
 
 // CandleColumns are the persisted candle columns, in CandleArgs order.
 const CandleColumns = `mint, interval, start, open, high, low, close, volume, trades,
-	open_slot, open_time, open_sig, close_slot, close_time, close_sig`
+	open_slot, open_time, open_sig, close_slot, close_time, close_sig, rejected_dust, rejected_outlier`
+
+// CandleColumnCount is the number of CandleColumns.
+const CandleColumnCount = 17
 
 // CandleArgs flattens a candle into CandleColumns order.
 func CandleArgs(c *analytics.CandleUpdate) []any {
 	return []any{c.Mint, string(c.Interval), c.Time, c.Open, c.High, c.Low, c.Close, c.Volume, c.Trades,
-		c.OpenRef.Slot, c.OpenRef.BlockTime, c.OpenRef.Signature, c.CloseRef.Slot, c.CloseRef.BlockTime, c.CloseRef.Signature}
+		c.OpenRef.Slot, c.OpenRef.BlockTime, c.OpenRef.Signature, c.CloseRef.Slot, c.CloseRef.BlockTime, c.CloseRef.Signature,
+		c.Rejected.Dust, c.Rejected.PriceOutlier}
 }
 
 // ScanCandle reads one CandleColumns row.
@@ -23,7 +27,8 @@ func ScanCandle(sc storage.Scanner) (analytics.CandleUpdate, error) {
 	var c analytics.CandleUpdate
 	var iv string
 	err := sc.Scan(&c.Mint, &iv, &c.Time, &c.Open, &c.High, &c.Low, &c.Close, &c.Volume, &c.Trades,
-		&c.OpenRef.Slot, &c.OpenRef.BlockTime, &c.OpenRef.Signature, &c.CloseRef.Slot, &c.CloseRef.BlockTime, &c.CloseRef.Signature)
+		&c.OpenRef.Slot, &c.OpenRef.BlockTime, &c.OpenRef.Signature, &c.CloseRef.Slot, &c.CloseRef.BlockTime, &c.CloseRef.Signature,
+		&c.Rejected.Dust, &c.Rejected.PriceOutlier)
 	c.Interval = market.Interval(iv)
 	return c, err
 }

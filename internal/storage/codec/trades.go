@@ -16,21 +16,26 @@ import (
 // the fields other than signature, leg, mint and block time
 // (EncodeTradeData): fewer columns make the batch insert and the start-up
 // scan several times cheaper.
-const TradeColumns = `signature, leg, mint, block_time, data`
+//
+// reason is the price rules' decision (” accepted, 'dust',
+// 'price_outlier'; docs/prices.md), stored so a rebuild applies it again.
+const TradeColumns = `signature, leg, mint, block_time, data, reason`
 
 // TradeColumnCount is the number of TradeColumns.
-const TradeColumnCount = 5
+const TradeColumnCount = 6
 
 // AppendTradeArgs appends the trade's TradeColumns values to args.
 func AppendTradeArgs(args []any, t *analytics.Trade) []any {
-	return append(args, t.Signature, t.Leg, t.Mint, t.BlockTime, EncodeTradeData(nil, t))
+	return append(args, t.Signature, t.Leg, t.Mint, t.BlockTime, EncodeTradeData(nil, t), t.Admission.Reason())
 }
 
 // ScanTrade reads one "seq, " + TradeColumns row.
 func ScanTrade(sc storage.Scanner, t *ingest.StoredTrade, data *[]byte) error {
-	if err := sc.Scan(&t.Seq, &t.Signature, &t.Leg, &t.Mint, &t.BlockTime, data); err != nil {
+	var reason string
+	if err := sc.Scan(&t.Seq, &t.Signature, &t.Leg, &t.Mint, &t.BlockTime, data, &reason); err != nil {
 		return err
 	}
+	t.Admission = analytics.AdmissionOf(reason)
 	return DecodeTradeData(*data, &t.Trade)
 }
 

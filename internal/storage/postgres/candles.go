@@ -12,11 +12,12 @@ import (
 
 const upsertCandlesSQL = `INSERT INTO candles(` + codec.CandleColumns + `)
 	SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[],
-		$8::float8[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::bigint[], $14::bigint[], $15::text[])
+		$8::float8[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::bigint[], $14::bigint[], $15::text[], $16::bigint[], $17::bigint[])
 	ON CONFLICT (mint, interval, start) DO UPDATE SET open=EXCLUDED.open, high=EXCLUDED.high, low=EXCLUDED.low,
 	close=EXCLUDED.close, volume=EXCLUDED.volume, trades=EXCLUDED.trades, open_slot=EXCLUDED.open_slot,
 	open_time=EXCLUDED.open_time, open_sig=EXCLUDED.open_sig, close_slot=EXCLUDED.close_slot,
-	close_time=EXCLUDED.close_time, close_sig=EXCLUDED.close_sig`
+	close_time=EXCLUDED.close_time, close_sig=EXCLUDED.close_sig, rejected_dust=EXCLUDED.rejected_dust,
+	rejected_outlier=EXCLUDED.rejected_outlier`
 
 // UpsertCandles stores candles (insert or replace by mint, interval and
 // start) in one transaction, batched.
@@ -48,6 +49,7 @@ func upsertCandles(ctx context.Context, tx pgx.Tx, rows []analytics.CandleUpdate
 	mint, iv, openSig, closeSig := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n), make([]string, 0, n)
 	start, trades, openSlot, openTime, closeSlot, closeTime := make([]int64, 0, n), make([]int64, 0, n), make([]int64, 0, n),
 		make([]int64, 0, n), make([]int64, 0, n), make([]int64, 0, n)
+	dust, outliers := make([]int64, 0, n), make([]int64, 0, n)
 	o, h, l, c, v := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
 	for i := range rows {
 		r := &rows[i]
@@ -59,8 +61,9 @@ func upsertCandles(ctx context.Context, tx pgx.Tx, rows []analytics.CandleUpdate
 		trades = append(trades, r.Trades)
 		openSlot, openTime, openSig = append(openSlot, r.OpenRef.Slot), append(openTime, r.OpenRef.BlockTime), append(openSig, r.OpenRef.Signature)
 		closeSlot, closeTime, closeSig = append(closeSlot, r.CloseRef.Slot), append(closeTime, r.CloseRef.BlockTime), append(closeSig, r.CloseRef.Signature)
+		dust, outliers = append(dust, r.Rejected.Dust), append(outliers, r.Rejected.PriceOutlier)
 	}
-	_, err := tx.Exec(ctx, upsertCandlesSQL, mint, iv, start, o, h, l, c, v, trades, openSlot, openTime, openSig, closeSlot, closeTime, closeSig)
+	_, err := tx.Exec(ctx, upsertCandlesSQL, mint, iv, start, o, h, l, c, v, trades, openSlot, openTime, openSig, closeSlot, closeTime, closeSig, dust, outliers)
 	return err
 }
 

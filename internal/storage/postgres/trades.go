@@ -36,7 +36,7 @@ const (
 	lastTradeSeq   = `SELECT currval(pg_get_serial_sequence('trades', 'seq'))`
 )
 
-var copyColumns = []string{"signature", "leg", "mint", "block_time", "data"}
+var copyColumns = []string{"signature", "leg", "mint", "block_time", "data", "reason"}
 
 // pruneChunk bounds the trades one DELETE removes.
 const pruneChunk = 50_000
@@ -248,7 +248,7 @@ type copyRows struct {
 	rows   []int
 	next   int
 	buf    []byte
-	row    [5]any
+	row    [6]any
 }
 
 func (r *copyRows) Next() bool { r.next++; return r.next <= len(r.rows) }
@@ -257,7 +257,7 @@ func (r *copyRows) Values() ([]any, error) {
 	t := &r.trades[r.rows[r.next-1]]
 	start := len(r.buf)
 	r.buf = codec.EncodeTradeData(r.buf, t)
-	r.row = [5]any{t.Signature, int16(t.Leg), t.Mint, t.BlockTime, r.buf[start:len(r.buf):len(r.buf)]}
+	r.row = [6]any{t.Signature, int16(t.Leg), t.Mint, t.BlockTime, r.buf[start:len(r.buf):len(r.buf)], t.Admission.Reason()}
 	return r.row[:], nil
 }
 

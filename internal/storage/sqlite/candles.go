@@ -23,24 +23,25 @@ func (s *Store) UpsertCandles(ctx context.Context, rows []analytics.CandleUpdate
 	return nil
 }
 
-// candleChunk is the number of candles per multi-row upsert: 15 columns
+// candleChunk is the number of candles per multi-row upsert: 17 columns
 // each stays under SQLite's 32,766 bound variables.
-const candleChunk = 2000
+const candleChunk = 1900
 
 func upsertCandlesSQL(n int) string {
-	row := "(" + strings.TrimSuffix(strings.Repeat("?,", 15), ",") + ")"
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", codec.CandleColumnCount), ",") + ")"
 	return `INSERT INTO candles(` + codec.CandleColumns + `) VALUES ` + strings.TrimSuffix(strings.Repeat(row+",", n), ",") + `
 	ON CONFLICT(mint, interval, start) DO UPDATE SET open=excluded.open, high=excluded.high, low=excluded.low,
 	close=excluded.close, volume=excluded.volume, trades=excluded.trades, open_slot=excluded.open_slot,
 	open_time=excluded.open_time, open_sig=excluded.open_sig, close_slot=excluded.close_slot,
-	close_time=excluded.close_time, close_sig=excluded.close_sig`
+	close_time=excluded.close_time, close_sig=excluded.close_sig, rejected_dust=excluded.rejected_dust,
+	rejected_outlier=excluded.rejected_outlier`
 }
 
 // upsertCandles writes rows inside tx, in multi-row statements (a later
 // row for the same candle replaces an earlier one).
 func upsertCandles(ctx context.Context, tx *sql.Tx, rows []analytics.CandleUpdate) error {
 	var full *sql.Stmt
-	args := make([]any, 0, min(len(rows), candleChunk)*15)
+	args := make([]any, 0, min(len(rows), candleChunk)*codec.CandleColumnCount)
 	for lo := 0; lo < len(rows); lo += candleChunk {
 		chunk := rows[lo:min(lo+candleChunk, len(rows))]
 		args = args[:0]

@@ -139,6 +139,10 @@ func testTradesScan(t *testing.T, h Harness) {
 	st, _ := h.Fresh(t)
 	s := tradeStore(t, st)
 	in := synthTrades("scan", codec.TradeBatchRows+1500) // more than one chunk
+	// The price rules' decision is stored with each trade (docs/prices.md).
+	for i := range in {
+		in[i].Admission = [...]analytics.Admission{analytics.AdmissionAccepted, analytics.AdmissionDust, analytics.AdmissionOutlier}[i%3]
+	}
 	res := mustInsert(t, s, in, t0)
 	if res.Count != len(in) {
 		t.Fatalf("inserted %d of %d", res.Count, len(in))
