@@ -1,0 +1,75 @@
+package onchain
+
+import "time"
+
+// Registry answers what the registry says of a mint for a verdict.
+type Registry interface {
+	// VerdictRegistry reports whether the registry lists mint, whether it
+	// is a stablecoin and who issues it.
+	VerdictRegistry(mint string) (listed, stablecoin bool, issuer string)
+}
+
+// Judge builds verdicts from the facts in memory and the other in-memory
+// readers; each reader is optional.
+type Judgement struct {
+	Facts    *Service
+	Registry Registry
+	// Advisory returns the operator advisory of a mint (nil: none).
+	Advisory func(mint string) *AdvisoryRef
+	// Liquidity returns the pooled liquidity of a mint in USD (nil: unknown).
+	Liquidity func(mint string) *float64
+	// FirstSeen returns when a mint was first seen trading, unix ms (0:
+	// unknown).
+	FirstSeen func(mint string) int64
+	// Impersonation returns the collision judgment of a mint (nil: none).
+	Impersonation func(mint string) *Impersonation
+	Now           func() time.Time
+}
+
+// Context gathers the context of mint.
+func (j Judgement) Context(mint string) Context {
+	var c Context
+	if j.Registry != nil {
+		c.Listed, c.Stablecoin, c.Issuer = j.Registry.VerdictRegistry(mint)
+	}
+	if j.Advisory != nil {
+		c.Advisory = j.Advisory(mint)
+	}
+	if j.Liquidity != nil {
+		c.LiquidityUSD = j.Liquidity(mint)
+	}
+	if j.FirstSeen != nil {
+		c.FirstSeen = j.FirstSeen(mint)
+	}
+	if j.Impersonation != nil {
+		c.Impersonation = j.Impersonation(mint)
+	}
+	return c
+}
+
+// Verdict judges one mint from memory.
+func (j Judgement) Verdict(mint string) Verdict {
+	now := time.Now
+	if j.Now != nil {
+		now = j.Now
+	}
+	status, f := j.Facts.Lookup(mint)
+	return Judge(mint, status, f, j.Context(mint), now())
+}
+
+// Verdicts judges mints in order; mints not read yet are requested for an
+// on-demand read charged to key.
+func (j Judgement) Verdicts(key string, mints []string) []Verdict {
+	out := make([]Verdict, len(mints))
+	var unread []string
+	for i, m := range mints {
+		out[i] = j.Verdict(m)
+		if out[i].Status == StatusNotReadYet {
+			unread = append(unread, m)
+		}
+	}
+	if len(unread) > 0 {
+		j.Facts.Request(key, unread)
+	}
+	return out
+}
