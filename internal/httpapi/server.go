@@ -20,6 +20,7 @@ import (
 	"github.com/assetd/assetd/internal/execution"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/metrics"
+	"github.com/assetd/assetd/internal/onchain"
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/risk"
 	"github.com/assetd/assetd/internal/session"
@@ -110,6 +111,10 @@ type Deps struct {
 	AccessLog       string
 	AccessLogSample uint64
 	AccessLogSlow   time.Duration
+	// OnChain holds the mints' on-chain facts and change log behind the
+	// verdicts and changes routes (nil: every mint is not_read_yet and no
+	// change is logged).
+	OnChain *onchain.Service
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
