@@ -43,6 +43,9 @@ type Facts struct {
 	Metadata *Metadata `json:"metadata,omitempty"`
 	// Holders is the largest-accounts concentration, when read.
 	Holders *Holders `json:"holders,omitempty"`
+	// Synthetic marks facts the demo world made up (--demo): not a chain
+	// read.
+	Synthetic bool `json:"synthetic,omitempty"`
 }
 
 // Extensions are the Token-2022 mint extensions; a nil pointer is an
