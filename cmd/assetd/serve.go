@@ -408,6 +408,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	// Decimals resolve registry → chain facts → token index → market cache
 	// for every consumer (internal/decimals).
 	dec := &decimals.Resolver{Registry: cat.Snapshot, Chain: chain, Tokens: cat.TokenIndex, Markets: mp.cache}
+	listReader.Decimals = dec.Decimals
 	exec, quoteBudget, err := newExecution(cfg, mp, cat.Snapshot, advisories, dec)
 	if err != nil {
 		return err

@@ -184,3 +184,15 @@ func msParam(q map[string][]string, name string) (int64, error) {
 	}
 	return n, nil
 }
+
+// resolveDecimals returns dec, or the resolver's decimals of mint when dec
+// is nil.
+func (s *Server) resolveDecimals(mint string, dec *int) *int {
+	if dec != nil || s.d.Decimals == nil {
+		return dec
+	}
+	if d, ok := s.d.Decimals(mint); ok {
+		return &d
+	}
+	return nil
+}

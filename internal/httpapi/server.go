@@ -115,6 +115,9 @@ type Deps struct {
 	// verdicts and changes routes (nil: every mint is not_read_yet and no
 	// change is logged).
 	OnChain *onchain.Service
+	// Decimals resolves decimals the registry lacks (internal/decimals) for
+	// market rows (nil: the registry's only).
+	Decimals func(mint string) (int, bool)
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
