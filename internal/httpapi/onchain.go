@@ -10,6 +10,7 @@ import (
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/onchain"
 	"github.com/assetd/assetd/internal/registry"
+	"github.com/assetd/assetd/internal/risk"
 )
 
 // MaxVerdictMints is the most mints of one verdicts call (after
@@ -195,4 +196,19 @@ func (s *Server) resolveDecimals(mint string, dec *int) *int {
 		return &d
 	}
 	return nil
+}
+
+// chainCaps gives the risk model a mint's on-chain fact warnings (as caps,
+// docs/onchain.md) and its top-10 holder share.
+func (s *Server) chainCaps(mint string) ([]risk.ChainWarning, *float64) {
+	j := onchain.Judgement{Facts: s.d.OnChain}
+	if s.d.Catalog != nil {
+		j.Registry = snapshotRegistry{s.d.Catalog.Snapshot}
+	}
+	ws, share := j.FactWarnings(mint)
+	out := make([]risk.ChainWarning, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, risk.ChainWarning{Code: w.Code, Severity: w.Severity, Slot: *w.Evidence.Slot})
+	}
+	return out, share
 }

@@ -191,3 +191,46 @@ func TestVerdictsAndChanges(t *testing.T) {
 		t.Errorf("verdict after the change %+v", ev)
 	}
 }
+
+// TestRiskTakesChainCaps: a critical on-chain fact caps the risk score
+// with its slot, in risk-details and the asset detail's risk include; the
+// facts are visibly synthetic test values (the demo world's generator).
+func TestRiskTakesChainCaps(t *testing.T) {
+	h, _, snap := marketHarness(t)
+	svc := onchain.New(onchain.Config{Store: &chainStore{}, Now: func() time.Time { return h.now }})
+	h.srv.d.OnChain = svc
+	facts := onchain.DemoFacts(snap.Assets())
+	// The demo's transfer-fee mint (SOL itself scores fixed).
+	var sol onchain.Facts
+	for _, f := range facts {
+		if f.Extensions.TransferFeeConfig != nil {
+			sol = f
+		}
+	}
+	a, _, ok := snap.VariantByMint(sol.Mint)
+	if !ok {
+		t.Fatal("no demo fee mint")
+	}
+	path := "/v1/assets/" + a.AssetID + "/risk-details?mint=" + sol.Mint
+	before := h.get(t, path)
+	sol.Slot, sol.Extensions.NonTransferable = 77, true
+	if err := svc.Put(context.Background(), onchain.SourceDemo, sol); err != nil {
+		t.Fatal(err)
+	}
+	r := h.get(t, path)
+	if r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+	rk := r.body["risk"].(map[string]any)
+	caps, _ := rk["caps"].([]any)
+	found := false
+	for _, c := range caps {
+		c := c.(map[string]any)
+		if c["rule"] == "chain_non_transferable" && c["slot"] == float64(77) && c["max"] == float64(20) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no chain cap: before %s\nafter %s", before.raw, r.raw)
+	}
+}

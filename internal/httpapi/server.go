@@ -208,6 +208,9 @@ func (s *Server) risk() risk.Gatherer {
 	if s.d.Catalog != nil {
 		g.Curated = s.d.Catalog
 	}
+	if s.d.OnChain != nil {
+		g.Chain = s.chainCaps
+	}
 	return g
 }
 

@@ -73,3 +73,31 @@ func (j Judgement) Verdicts(key string, mints []string) []Verdict {
 	}
 	return out
 }
+
+// FactWarnings returns the warnings of mint that rest on a chain fact
+// (with its slot) and the top-10 holder share when read: what the risk
+// model takes as caps. Only the facts and the registry are consulted.
+func (j Judgement) FactWarnings(mint string) ([]Warning, *float64) {
+	status, f := j.Facts.Lookup(mint)
+	if status != StatusOK || f == nil {
+		return nil, nil
+	}
+	var c Context
+	if j.Registry != nil {
+		c.Listed, c.Stablecoin, c.Issuer = j.Registry.VerdictRegistry(mint)
+	}
+	c.Listed = true // not_verified is not a fact
+	v := Judge(mint, status, f, c, time.Unix(0, 0))
+	var out []Warning
+	for _, w := range v.Warnings {
+		if w.Evidence.Fact != "" && w.Evidence.Slot != nil {
+			out = append(out, w)
+		}
+	}
+	var share *float64
+	if f.Holders != nil {
+		s := f.Holders.Top10Share
+		share = &s
+	}
+	return out, share
+}
