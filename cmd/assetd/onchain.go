@@ -48,3 +48,8 @@ func newOnChain(ctx context.Context, st onchain.Store, cat *catalog.Catalog, cal
 	}
 	return svc, nil
 }
+
+// chainWarningCodes are the fact warnings search-tokens adds to a candidate.
+func chainWarningCodes(chain *onchain.Service, cat *catalog.Catalog, mint string) []string {
+	return onchain.Judgement{Facts: chain, Registry: onchain.SnapshotRegistry(cat.Snapshot)}.FactWarningCodes(mint)
+}

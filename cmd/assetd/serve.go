@@ -347,12 +347,21 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// On-chain facts: chainCaller is the --solana-rpc-url JSON-RPC client
+	// (internal/solanarpc); while nil the reader only serves stored facts.
+	var chainCaller onchain.Caller
+	chain, err := newOnChain(ctx, st, cat, chainCaller, cfg.demo, log)
+	if err != nil {
+		return err
+	}
+	poller.On(storage.TopicMintFacts, chain.Load)
 	curCfg := curator.Config{Registry: cat.Snapshot, Index: tokens.Index, Markets: mp.cache, Ages: mp.cache, Advisories: advisories,
 		Lists: listViews, Allow: allow, Background: ctx, Log: log,
 		ProviderSearches: cfg.providerSearches, ProviderQueue: cmp.Or(cfg.providerSearchQueue, -1)} // 0 waiting: none
 	if mp.metadata != nil {
 		curCfg.Provider = mp.metadata
 	}
+	curCfg.FactWarnings = func(mint string) []string { return chainWarningCodes(chain, cat, mint) }
 	cur = curator.New(curCfg)
 	// One read model of every list surface, for the API and the dashboard.
 	listReader := &lists.Reader{Catalog: cat, Views: listViews, Advisories: advisories, Tokens: tokens.Index, Identities: mp.cache,
@@ -397,14 +406,6 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	rate, window, _ := parseRate(cfg.rate)
 	quota, _ := parseQuota(cfg.quota)
-	// On-chain facts: chainCaller is the --solana-rpc-url JSON-RPC client
-	// (internal/solanarpc); while nil the reader only serves stored facts.
-	var chainCaller onchain.Caller
-	chain, err := newOnChain(ctx, st, cat, chainCaller, cfg.demo, log)
-	if err != nil {
-		return err
-	}
-	poller.On(storage.TopicMintFacts, chain.Load)
 	// Decimals resolve registry → chain facts → token index → market cache
 	// for every consumer (internal/decimals).
 	dec := &decimals.Resolver{Registry: cat.Snapshot, Chain: chain, Tokens: cat.TokenIndex, Markets: mp.cache}

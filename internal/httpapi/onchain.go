@@ -5,11 +5,10 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/assetd/assetd/internal/apierr"
-	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/onchain"
-	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/risk"
 )
 
@@ -22,7 +21,7 @@ const MaxVerdictMints = 100
 func (s *Server) judgement() onchain.Judgement {
 	j := onchain.Judgement{Facts: s.d.OnChain, Now: s.d.Now}
 	if s.d.Catalog != nil {
-		j.Registry = snapshotRegistry{s.d.Catalog.Snapshot}
+		j.Registry = onchain.SnapshotRegistry(s.d.Catalog.Snapshot)
 	}
 	g := s.risk()
 	j.Advisory = func(mint string) *onchain.AdvisoryRef {
@@ -41,23 +40,51 @@ func (s *Server) judgement() onchain.Judgement {
 		}
 		return nil
 	}
+	j.FirstSeen = func(mint string) int64 {
+		if age := g.Input(mint).TokenAgeDays; age != nil {
+			return s.d.Now().Add(-time.Duration(*age * float64(24*time.Hour))).UnixMilli()
+		}
+		return 0
+	}
+	if s.d.Curator != nil {
+		j.Impersonation = s.impersonation
+	}
 	return j
 }
 
-// snapshotRegistry answers onchain.Registry from the registry snapshot.
-type snapshotRegistry struct{ snap func() *registry.Snapshot }
-
-func (r snapshotRegistry) VerdictRegistry(mint string) (listed, stablecoin bool, issuer string) {
-	snap := r.snap()
-	if snap == nil {
-		return false, false, ""
+// impersonation: a mint the registry does not list whose claimed symbol
+// (its on-chain metadata, else the token index's) is protected by another
+// asset (search-tokens' protected claims).
+func (s *Server) impersonation(mint string) *onchain.Impersonation {
+	if s.d.Catalog == nil {
+		return nil
 	}
-	a, v, ok := snap.VariantByMint(mint)
-	if !ok {
-		return false, false, ""
+	if listed, _, _ := onchain.SnapshotRegistry(s.d.Catalog.Snapshot).VerdictRegistry(mint); listed {
+		return nil
 	}
-	stable := a.Category == "stablecoin" || v.Kind == asset.KindStablecoin
-	return true, stable, v.Issuer
+	sym := ""
+	if _, f := s.d.OnChain.Lookup(mint); f != nil {
+		switch {
+		case f.Extensions.TokenMetadata != nil:
+			sym = f.Extensions.TokenMetadata.Symbol
+		case f.Metadata != nil:
+			sym = f.Metadata.Symbol
+		}
+	}
+	if sym == "" {
+		if ix := s.d.Catalog.TokenIndex(); ix != nil {
+			if t, ok := ix.Get(mint); ok {
+				sym = t.Symbol
+			}
+		}
+	}
+	if sym == "" {
+		return nil
+	}
+	if by, ok := s.d.Curator.Protected().Protects(sym); ok {
+		return &onchain.Impersonation{Verdict: "impersonation", CollidesWith: by}
+	}
+	return nil
 }
 
 // POST /v1/assets/verdicts: the pre-trade verdict of each mint, in
@@ -203,7 +230,7 @@ func (s *Server) resolveDecimals(mint string, dec *int) *int {
 func (s *Server) chainCaps(mint string) ([]risk.ChainWarning, *float64) {
 	j := onchain.Judgement{Facts: s.d.OnChain}
 	if s.d.Catalog != nil {
-		j.Registry = snapshotRegistry{s.d.Catalog.Snapshot}
+		j.Registry = onchain.SnapshotRegistry(s.d.Catalog.Snapshot)
 	}
 	ws, share := j.FactWarnings(mint)
 	out := make([]risk.ChainWarning, 0, len(ws))

@@ -1,6 +1,28 @@
 package onchain
 
-import "time"
+import (
+	"time"
+
+	"github.com/assetd/assetd/internal/registry"
+)
+
+// SnapshotRegistry answers Registry from the current registry snapshot.
+type SnapshotRegistry func() *registry.Snapshot
+
+// VerdictRegistry implements Registry: a stablecoin is an asset of the
+// stablecoin category or a variant of the stablecoin kind; its issuer is
+// the variant's.
+func (f SnapshotRegistry) VerdictRegistry(mint string) (listed, stablecoin bool, issuer string) {
+	snap := f()
+	if snap == nil {
+		return false, false, ""
+	}
+	a, v, ok := snap.VariantByMint(mint)
+	if !ok {
+		return false, false, ""
+	}
+	return true, a.Category == "stablecoin" || v.Kind == "stablecoin", v.Issuer
+}
 
 // Registry answers what the registry says of a mint for a verdict.
 type Registry interface {
@@ -100,4 +122,17 @@ func (j Judgement) FactWarnings(mint string) ([]Warning, *float64) {
 		share = &s
 	}
 	return out, share
+}
+
+// FactWarningCodes returns the codes of mint's fact warnings of severity
+// warning or critical (search-tokens adds them to its candidates).
+func (j Judgement) FactWarningCodes(mint string) []string {
+	ws, _ := j.FactWarnings(mint)
+	var out []string
+	for _, w := range ws {
+		if w.Severity == SeverityWarning || w.Severity == SeverityCritical {
+			out = append(out, w.Code)
+		}
+	}
+	return out
 }
