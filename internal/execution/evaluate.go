@@ -2,6 +2,7 @@ package execution
 
 import (
 	"context"
+	"github.com/assetd/assetd/internal/onchain"
 	"math/big"
 	"slices"
 	"time"
@@ -167,6 +168,9 @@ type EvaluateResponse struct {
 	Token     Token        `json:"token"`
 	Quotes    []*QuoteRow  `json:"quotes"`
 	Meta      EvaluateMeta `json:"meta"`
+	// Verdict is the mint's pre-trade verdict (internal/onchain), set by
+	// the HTTP layer; it never refuses (refusals are the advisories').
+	Verdict *onchain.Verdict `json:"verdict,omitempty"`
 }
 
 // size is one requested amount.
