@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/assetd/assetd/internal/poll"
 	"github.com/assetd/assetd/internal/storage"
 )
 
@@ -360,5 +361,27 @@ func TestJudgeRules(t *testing.T) {
 				t.Errorf("%s: %+v", tc.code, v.Warnings)
 			}
 		})
+	}
+}
+
+// TestRunReadsScheduledAndRequested: Run reads the scheduled mints at
+// start and a requested mint when asked; without a Caller it returns.
+func TestRunReadsScheduledAndRequested(t *testing.T) {
+	if err := New(Config{}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	fc := &fakeCaller{}
+	svc := New(Config{Caller: fc, Store: &memStore{}, Scheduled: func() []string { return []string{"s1", "s2"} }})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx) }()
+	poll.For(t, time.Minute, "scheduled read", func() bool { st, _ := svc.Lookup("s2"); return st == StatusUnknownMint })
+	if n := svc.Request("k", []string{"r1"}); n != 1 {
+		t.Fatalf("queued %d", n)
+	}
+	poll.For(t, time.Minute, "requested read", func() bool { st, _ := svc.Lookup("r1"); return st == StatusUnknownMint })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
