@@ -234,3 +234,18 @@ func TestRiskTakesChainCaps(t *testing.T) {
 		t.Errorf("no chain cap: before %s\nafter %s", before.raw, r.raw)
 	}
 }
+
+// TestSnapshotRowsResolveDecimals: a market row of a mint the registry
+// gives no decimals for takes the resolver's (a test resolver).
+func TestSnapshotRowsResolveDecimals(t *testing.T) {
+	h, _, _ := marketHarness(t)
+	h.srv.d.Decimals = func(m string) (int, bool) { return 7, m == mkUnknown }
+	r := h.postJSON(t, "/v1/assets/market-snapshots", fmt.Sprintf(`{"mints":[%q,%q]}`, mkUnknown, mkUSDC))
+	var rows []snapshotRow
+	if err := json.Unmarshal([]byte(r.raw), &rows); err != nil || len(rows) != 2 {
+		t.Fatalf("%v %s", err, r.raw)
+	}
+	if rows[0].Decimals == nil || *rows[0].Decimals != 7 || rows[1].Decimals == nil || *rows[1].Decimals != 6 {
+		t.Errorf("decimals %v %v", rows[0].Decimals, rows[1].Decimals)
+	}
+}
