@@ -1130,3 +1130,50 @@ type PriceHistoryResponse struct {
 func (c *Client) PriceHistory(ctx context.Context, body PriceHistoryRequest) (*PriceHistoryResponse, error) {
 	return call[PriceHistoryResponse](ctx, c, "POST", "/v1/assets/price-history", nil, body)
 }
+
+// AssetVerdictsRequest is the body of POST /v1/assets/verdicts.
+type AssetVerdictsRequest struct {
+	Mints []string `json:"mints"`
+}
+
+// AssetVerdictsResponse is the body of POST /v1/assets/verdicts.
+type AssetVerdictsResponse struct {
+	Verdicts []json.RawMessage `json:"verdicts"`
+}
+
+// AssetVerdicts calls POST /v1/assets/verdicts: pre-trade verdicts of up to 100 mints.
+func (c *Client) AssetVerdicts(ctx context.Context, body AssetVerdictsRequest) (*AssetVerdictsResponse, error) {
+	return call[AssetVerdictsResponse](ctx, c, "POST", "/v1/assets/verdicts", nil, body)
+}
+
+// AssetChangesResponse is the body of GET /v1/assets/{assetId}/changes.
+type AssetChangesResponse struct {
+	AssetID    string            `json:"assetId"`
+	Changes    []json.RawMessage `json:"changes"`
+	NextBefore *int64            `json:"nextBefore"`
+}
+
+// AssetChangesParams are the query parameters of GET /v1/assets/{assetId}/changes (zero values are left out).
+type AssetChangesParams struct {
+	Mint   string // only this variant's changes
+	Since  *int64 // unix ms
+	Before *int64 // the nextBefore cursor
+	Limit  *int64 // 1..200
+}
+
+func (p *AssetChangesParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "mint", p.Mint)
+	setInt(q, "since", p.Since)
+	setInt(q, "before", p.Before)
+	setInt(q, "limit", p.Limit)
+	return q
+}
+
+// AssetChanges calls GET /v1/assets/{assetId}/changes: the change log of an asset's mints, newest first.
+func (c *Client) AssetChanges(ctx context.Context, assetId string, p *AssetChangesParams) (*AssetChangesResponse, error) {
+	return call[AssetChangesResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/changes", p.values(), nil)
+}

@@ -390,7 +390,7 @@ func (c *contractClient) exercise(p plan) {
 		for _, sort := range []string{"liquidity", "execution_quality", "stock_redeemability"} {
 			c.get("/v1/assets/" + id + "/variants?sortBy=" + sort)
 		}
-		for _, sub := range []string{"variant-market", "markets", "variant-top-markets", "ohlcv", "price-chart", "profile", "tickers", "description", "risk-summary", "risk-details"} {
+		for _, sub := range []string{"variant-market", "markets", "variant-top-markets", "ohlcv", "price-chart", "profile", "tickers", "description", "risk-summary", "risk-details", "changes"} {
 			c.get("/v1/assets/" + id + "/" + sub)
 		}
 		c.get("/v1/assets/" + id + "/ohlcv?interval=1D")
@@ -430,6 +430,7 @@ func (c *contractClient) exercise(p plan) {
 	// Batches.
 	if len(allMints) > 0 {
 		c.keyed("POST", "/v1/assets/market-snapshots", map[string]any{"mints": capped(allMints, 250)})
+		c.keyed("POST", "/v1/assets/verdicts", map[string]any{"mints": capped(allMints, 100)})
 		c.get("/v1/assets/variant-markets?mints=" + strings.Join(capped(allMints, 50), ","))
 		now := time.Now().Unix()
 		var queries []map[string]any

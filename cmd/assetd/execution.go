@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/assetd/assetd/internal/decimals"
 
 	"github.com/assetd/assetd/internal/execution"
 	"github.com/assetd/assetd/internal/lists"
@@ -32,15 +33,10 @@ func addExecutionFlags(fs *flag.FlagSet, f *executionFlags) {
 // newExecution wires the execution service: the two simulated routers in
 // demo mode, else the Jupiter-compatible adapter and, when configured, the
 // Titan-compatible one (in that order, which is also the tie-break).
-func newExecution(cfg serveConfig, mp *marketPipeline, snap func() *registry.Snapshot, adv *lists.AdvisoryIndex) (*execution.Service, *execution.QuoteBudget, error) {
+func newExecution(cfg serveConfig, mp *marketPipeline, snap func() *registry.Snapshot, adv *lists.AdvisoryIndex, dec *decimals.Resolver) (*execution.Service, *execution.QuoteBudget, error) {
 	var providers []execution.Provider
 	if mp.world != nil {
-		providers = simrouter.New(mp.world, func(mint string) (int, bool) {
-			if _, v, ok := snap().VariantByMint(mint); ok && v.Decimals != nil {
-				return *v.Decimals, true
-			}
-			return 0, false
-		})
+		providers = simrouter.New(mp.world, dec.Decimals)
 	} else {
 		j, err := jupiter.New(jupiter.Config{BaseURL: cfg.execution.jupiterURL, APIKey: cfg.execution.jupiterKey})
 		if err != nil {
@@ -59,6 +55,6 @@ func newExecution(cfg serveConfig, mp *marketPipeline, snap func() *registry.Sna
 	if err != nil {
 		return nil, nil, fmt.Errorf("--quote-budget: %w", err)
 	}
-	svc := &execution.Service{Registry: snap, Markets: mp.cache, Advisories: adv, Providers: providers}
+	svc := &execution.Service{Registry: snap, Markets: mp.cache, Advisories: adv, Providers: providers, Decimals: dec.Decimals}
 	return svc, execution.NewQuoteBudget(n, window), nil
 }

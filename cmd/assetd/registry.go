@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/assetd/assetd/internal/onchain"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,6 +224,9 @@ func (c *cli) importRegistry(ctx context.Context, st store, path, source string,
 		return fmt.Errorf("registry import: encode: %w", err)
 	}
 	sum := sha256.Sum256(body)
+	// The registry in service before this import: its symbol, name and
+	// logo changes go to the mints' change log (docs/onchain.md).
+	before, _, beforeErr := loadRegistry(ctx, st)
 	if source == "" {
 		source = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
@@ -230,6 +234,16 @@ func (c *cli) importRegistry(ctx context.Context, st store, path, source string,
 		Hash: hex.EncodeToString(sum[:]), ImportedAt: time.Now().UnixMilli()})
 	if err != nil {
 		return err
+	}
+	if changed && beforeErr == nil {
+		if after, _, err := loadRegistry(ctx, st); err == nil {
+			if ch := onchain.IdentityChanges(before, after, time.Now().UnixMilli(), onchain.SourceRegistry); len(ch) > 0 {
+				if err := st.PutMintFacts(ctx, nil, ch); err != nil {
+					return fmt.Errorf("registry import: change log: %w", err)
+				}
+				fmt.Fprintf(c.stderr, "change log: %d symbol, name or logo changes\n", len(ch))
+			}
+		}
 	}
 	if changed {
 		fmt.Fprintf(c.stdout, "imported %s as source %q: %d assets, %d variants, %d curated members\n", path, source, len(doc.Assets), variants, members)

@@ -19,6 +19,7 @@ import (
 	"github.com/assetd/assetd/internal/coalesce"
 	"github.com/assetd/assetd/internal/connlimit"
 	"github.com/assetd/assetd/internal/curator"
+	"github.com/assetd/assetd/internal/decimals"
 	"github.com/assetd/assetd/internal/framing"
 	"github.com/assetd/assetd/internal/httpapi"
 	"github.com/assetd/assetd/internal/ingest"
@@ -27,6 +28,7 @@ import (
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/natsbus"
 	"github.com/assetd/assetd/internal/oidc"
+	"github.com/assetd/assetd/internal/onchain"
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/readiness"
 	"github.com/assetd/assetd/internal/redis"
@@ -356,12 +358,21 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// On-chain facts: chainCaller is the --solana-rpc-url JSON-RPC client
+	// (internal/solanarpc); while nil the reader only serves stored facts.
+	var chainCaller onchain.Caller
+	chain, err := newOnChain(ctx, st, cat, chainCaller, cfg.demo, log)
+	if err != nil {
+		return err
+	}
+	poller.On(storage.TopicMintFacts, chain.Load)
 	curCfg := curator.Config{Registry: cat.Snapshot, Index: tokens.Index, Markets: mp.cache, Ages: mp.cache, Advisories: advisories,
 		Lists: listViews, Allow: allow, Background: ctx, Log: log,
 		ProviderSearches: cfg.providerSearches, ProviderQueue: cmp.Or(cfg.providerSearchQueue, -1)} // 0 waiting: none
 	if mp.metadata != nil {
 		curCfg.Provider = mp.metadata
 	}
+	curCfg.FactWarnings = func(mint string) []string { return chainWarningCodes(chain, cat, mint) }
 	cur = curator.New(curCfg)
 	// One read model of every list surface, for the API and the dashboard.
 	listReader := &lists.Reader{Catalog: cat, Views: listViews, Advisories: advisories, Tokens: tokens.Index, Identities: mp.cache,
@@ -406,7 +417,11 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	rate, window, _ := parseRate(cfg.rate)
 	quota, _ := parseQuota(cfg.quota)
-	exec, quoteBudget, err := newExecution(cfg, mp, cat.Snapshot, advisories)
+	// Decimals resolve registry → chain facts → token index → market cache
+	// for every consumer (internal/decimals).
+	dec := &decimals.Resolver{Registry: cat.Snapshot, Chain: chain, Tokens: cat.TokenIndex, Markets: mp.cache}
+	listReader.Decimals = dec.Decimals
+	exec, quoteBudget, err := newExecution(cfg, mp, cat.Snapshot, advisories, dec)
 	if err != nil {
 		return err
 	}
@@ -446,6 +461,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		TokenLists:  &tokenlist.Exporter{Store: st, Now: time.Now},
 		Dashboard:   newDashboard(log, st, router, listSvc, listViews, listReader),
 		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
+		OnChain: chain,
 	})
 
 	// coalesce: a response's headers and body leave in one write
@@ -469,6 +485,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { api.RunTrending(gctx, trendingInterval); return nil })
 	g.Go(func() error { runPrune(gctx, eng, pruneInterval); return nil })
 	g.Go(func() error { newsSvc.Run(gctx); return nil })
+	g.Go(func() error { return chain.Run(gctx) })
 	g.Go(func() error { ref.run(gctx); return nil })
 	// flushStopped closes when the periodic candle save loop has returned:
 	// the final save must not run concurrently with it, nor before it.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/assetd/assetd/internal/onchain"
 	"io"
 	"log/slog"
 	"time"
@@ -43,6 +44,7 @@ type store interface {
 	news.Store
 	project.Store
 	tokenlist.Store
+	onchain.Store
 	Migrate(ctx context.Context) (int, error)
 	// OnCommit has the store report the change topics of every committed
 	// write (the change bus publishes them).

@@ -58,6 +58,10 @@ type Config struct {
 	Advisories Advisories
 	Lists      CommunityLists
 	Provider   ProviderSearch
+	// FactWarnings returns the on-chain fact warning codes of a mint
+	// (internal/onchain: has_freeze_authority, transfer_fee, …), added to
+	// its candidate's warnings (nil: none).
+	FactWarnings func(mint string) []string
 	// Allow are mints allowed to share a protected symbol (legitimate
 	// duplicates): never judged impersonation or collision.
 	Allow map[string]bool
@@ -301,6 +305,14 @@ func (s *Service) Search(ctx context.Context, req Request) Response {
 		s.c.Markets.EnsureSnapshots(cold...)
 	}
 	out := Judge(in, cands, p, d.prot, limit, s.c.Now())
+	if s.c.FactWarnings != nil {
+		for i := range out.Results {
+			out.Results[i].Warnings = addWarnings(out.Results[i].Warnings, s.c.FactWarnings(out.Results[i].Mint))
+		}
+		for i := range out.Suppressed {
+			out.Suppressed[i].Warnings = addWarnings(out.Suppressed[i].Warnings, s.c.FactWarnings(out.Suppressed[i].Mint))
+		}
+	}
 	return Response{Query: req.Query, Interpretation: in, Policy: p.Name, PolicyVersion: PolicyVersion, ScoringVersion: ScoringVersion,
 		Sources: src, Results: out.Results, Suppressed: out.Suppressed, SuppressedTotal: out.SuppressedTotal, Candidates: len(cands),
 		LatencyMs: math.Round(float64(s.c.Now().Sub(start).Microseconds())/10) / 100}
@@ -651,4 +663,14 @@ func (s *Service) enrich(g *gather, c *Candidate) {
 			}
 		}
 	}
+}
+
+// addWarnings appends the codes ws lacks, in order.
+func addWarnings(ws, add []string) []string {
+	for _, a := range add {
+		if !slices.Contains(ws, a) {
+			ws = append(ws, a)
+		}
+	}
+	return ws
 }

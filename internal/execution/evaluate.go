@@ -2,6 +2,7 @@ package execution
 
 import (
 	"context"
+	"github.com/assetd/assetd/internal/onchain"
 	"math/big"
 	"slices"
 	"time"
@@ -167,6 +168,9 @@ type EvaluateResponse struct {
 	Token     Token        `json:"token"`
 	Quotes    []*QuoteRow  `json:"quotes"`
 	Meta      EvaluateMeta `json:"meta"`
+	// Verdict is the mint's pre-trade verdict (internal/onchain), set by
+	// the HTTP layer; it never refuses (refusals are the advisories').
+	Verdict *onchain.Verdict `json:"verdict,omitempty"`
 }
 
 // size is one requested amount.
@@ -213,14 +217,15 @@ func (s *Service) PlanEvaluate(req EvaluateRequest) (*EvaluatePlan, error) {
 	if !ok {
 		return nil, notFound("Unsupported token mint: %s", req.Mint)
 	}
-	if v.Decimals == nil || *v.Decimals < 0 || *v.Decimals > 18 {
+	dec, ok := s.decimalsOf(v)
+	if !ok {
 		return nil, notFound("Unsupported token mint: %s (decimals unknown)", req.Mint)
 	}
 	if err := s.gate(req.Mint); err != nil {
 		return nil, err
 	}
-	p := &EvaluatePlan{req: req, token: tokenOf(a, v), source: "request", providers: s.providers(req.Providers), configured: len(s.Providers)}
-	sizes, deduped, err := parseSizes(req, *v.Decimals)
+	p := &EvaluatePlan{req: req, token: tokenOf(a, v, dec), source: "request", providers: s.providers(req.Providers), configured: len(s.Providers)}
+	sizes, deduped, err := parseSizes(req, dec)
 	if err != nil {
 		return nil, err
 	}
@@ -234,9 +239,9 @@ func (s *Service) PlanEvaluate(req EvaluateRequest) (*EvaluatePlan, error) {
 	return p, nil
 }
 
-func tokenOf(a *registry.Asset, v *registry.Variant) Token {
+func tokenOf(a *registry.Asset, v *registry.Variant, decimals int) Token {
 	sym := firstNonEmpty(v.Symbol, a.Symbol, v.Mint[:4])
-	return Token{Mint: v.Mint, Symbol: sym, Name: firstNonEmpty(v.Name, a.Name, sym), Decimals: *v.Decimals, Verified: true}
+	return Token{Mint: v.Mint, Symbol: sym, Name: firstNonEmpty(v.Name, a.Name, sym), Decimals: decimals, Verified: true}
 }
 
 func usdSize(usd int64) size {

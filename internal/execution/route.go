@@ -282,7 +282,7 @@ func (s *Service) PlanRoute(req RouteRequest) (*RoutePlan, error) {
 			reason = ExcludeNotRedeemable
 		case cands[i].Market != nil && cands[i].Market.Liquidity != nil && *cands[i].Market.Liquidity < floor:
 			reason = ExcludeBelowLiquidity
-		case v.Decimals == nil || *v.Decimals < 0 || *v.Decimals > 18:
+		case !hasDecimals(s, v):
 			reason = ExcludeMissingDecimals
 		case len(p.selected) >= req.MaxVariants:
 			reason = ExcludeBeyondMaxVariant
@@ -297,6 +297,11 @@ func (s *Service) PlanRoute(req RouteRequest) (*RoutePlan, error) {
 		return nil, &AdvisoryError{Mint: restricted.Mint, Advisory: get(restricted.Mint)}
 	}
 	return p, nil
+}
+
+func hasDecimals(s *Service, v *registry.Variant) bool {
+	_, ok := s.decimalsOf(v)
+	return ok
 }
 
 // rankVariants orders the asset's variants: the liquidity primary first,
@@ -324,7 +329,8 @@ func (s *Service) rankVariants(snap *registry.Snapshot, a *registry.Asset) []*re
 }
 
 func (s *Service) routeVariant(a *registry.Asset, v *registry.Variant, rank int, m *asset.Market) *RouteVariant {
-	tok := tokenOf(a, v)
+	dec, _ := s.decimalsOf(v)
+	tok := tokenOf(a, v, dec)
 	rv := &RouteVariant{VariantID: v.VariantID, Mint: v.Mint, Symbol: tok.Symbol, Name: tok.Name, Decimals: tok.Decimals, Kind: v.Kind,
 		Issuer: strPtr(v.Issuer), StockVariantTier: strPtr(v.StockVariantTier), Rank: rank, ParityBasis: parityBasis(v), v: v,
 		Quotes: []*QuoteRow{}, Curve: CurveView{Rungs: []Rung{}}}

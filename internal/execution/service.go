@@ -28,6 +28,10 @@ type Service struct {
 	Markets MarketReader
 	// Advisories is the advisory index.
 	Advisories AdvisorySource
+	// Decimals resolves the decimals of a variant the registry gives none
+	// for (internal/decimals: chain facts, token index, market cache); nil
+	// uses the registry's only.
+	Decimals func(mint string) (int, bool)
 	// Providers are the quote providers in tie-break order (earlier wins).
 	Providers []Provider
 	// QuoteBudget bounds one fan-out (default DefaultQuoteBudget).
@@ -42,6 +46,19 @@ type Service struct {
 	// time.Now; call deadlines are real time, so a test clock stopped in
 	// the past belongs in Now, not here).
 	QuoteClock func() time.Time
+}
+
+// decimalsOf returns v's decimals: the registry's, else the resolver's.
+func (s *Service) decimalsOf(v *registry.Variant) (int, bool) {
+	if v.Decimals != nil && *v.Decimals >= 0 && *v.Decimals <= 18 {
+		return *v.Decimals, true
+	}
+	if s.Decimals != nil {
+		if d, ok := s.Decimals(v.Mint); ok && d >= 0 && d <= 18 {
+			return d, true
+		}
+	}
+	return 0, false
 }
 
 func (s *Service) now() time.Time {

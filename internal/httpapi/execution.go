@@ -112,7 +112,12 @@ func (s *Server) executionEvaluate(w http.ResponseWriter, r *http.Request) error
 	if err := s.chargeQuotes(w, r, plan.UpstreamQuotes()); err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, s.d.Execution.Evaluate(r.Context(), plan))
+	// The answer carries the mint's pre-trade verdict (docs/onchain.md);
+	// refusals stay the advisories' only.
+	resp := s.d.Execution.Evaluate(r.Context(), plan)
+	v := s.judgement().Verdict(mint)
+	resp.Verdict = &v
+	return writeJSON(w, http.StatusOK, resp)
 }
 
 // executionRoute is GET /v2/execution/route.

@@ -322,6 +322,10 @@ func TestExecutionEvaluate(t *testing.T) {
 	if len(ev.Quotes) != 3 || ev.Meta.AmountSource != "default" || ev.Meta.UpstreamQuotes != 6 || ev.Meta.TieBreak != "alpha" || ev.Token.Decimals != 8 {
 		t.Fatalf("evaluate = %+v", ev.Meta)
 	}
+	// The answer carries the mint's verdict (no facts read here).
+	if ev.Verdict == nil || ev.Verdict.Mint != exCBBTC || ev.Verdict.Status != "not_read_yet" || ev.Verdict.DoNotTrade {
+		t.Errorf("evaluate verdict = %+v", ev.Verdict)
+	}
 	// beta is richer but shallow: it wins $10k, alpha wins $1M.
 	if ev.Quotes[0].Best.Provider != "beta" || ev.Quotes[2].Best.Provider != "alpha" || ev.Quotes[0].Edge == nil || ev.Quotes[0].Edge.RunnerUp != "alpha" {
 		t.Errorf("winners: %s %s", ev.Quotes[0].Best.Provider, ev.Quotes[2].Best.Provider)

@@ -158,6 +158,7 @@ func (s *Server) marketSnapshots(w http.ResponseWriter, r *http.Request) error {
 		}
 		in := snapInput{mint: m, advisory: s.d.Advisories.Get(m)}
 		in.assetID, in.sym, in.name, in.dec = s.d.Catalog.VariantMeta(m)
+		in.dec = s.resolveDecimals(m, in.dec)
 		in.tok, in.hasTok = s.d.Markets.Token(m)
 		in.setStatus(now)
 		if !s.snapRows.appendRow(buf, &in) {
@@ -218,6 +219,7 @@ func (s *Server) writeSnapshotRows(w http.ResponseWriter, mints []string) error 
 	for i, m := range mints {
 		in := snapInput{mint: m, advisory: s.d.Advisories.Get(m)}
 		in.assetID, in.sym, in.name, in.dec = s.d.Catalog.VariantMeta(m)
+		in.dec = s.resolveDecimals(m, in.dec)
 		in.tok, in.hasTok = s.d.Markets.Token(m)
 		in.setStatus(s.d.Now())
 		rows[i] = in.row()

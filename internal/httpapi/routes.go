@@ -85,6 +85,7 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/assets/trending", scopes: read, cache: cacheTrend, handler: s.trendingList},
 		{pattern: "GET /v1/assets/risk-summary", scopes: riskRead, cache: noStore, handler: s.mintRiskSummary},
 		{pattern: "POST /v1/assets/price-history", scopes: read, cache: noStore, handler: s.priceHistory},
+		{pattern: "POST /v1/assets/verdicts", scopes: riskRead, cache: noStore, handler: s.verdicts},
 
 		// Asset by id.
 		{pattern: "GET /v1/assets/{assetId}", scopes: detailRead, cache: cacheDetail, handler: s.assetDetail},
@@ -100,6 +101,7 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/assets/{assetId}/description", scopes: read, cache: cacheProfile, handler: s.assetDescription},
 		{pattern: "GET /v1/assets/{assetId}/risk-summary", scopes: read, cache: noStore, handler: s.assetRisk(false)},
 		{pattern: "GET /v1/assets/{assetId}/risk-details", scopes: read, cache: noStore, handler: s.assetRisk(true)},
+		{pattern: "GET /v1/assets/{assetId}/changes", scopes: read, cache: noStore, handler: s.assetChanges},
 
 		// News feed (served from memory; sources are polled in the background).
 		{pattern: "GET /v1/news/feed", scopes: read, cache: noStore, handler: s.newsFeed},

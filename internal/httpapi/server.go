@@ -20,6 +20,7 @@ import (
 	"github.com/assetd/assetd/internal/execution"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/metrics"
+	"github.com/assetd/assetd/internal/onchain"
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/risk"
 	"github.com/assetd/assetd/internal/session"
@@ -110,6 +111,13 @@ type Deps struct {
 	AccessLog       string
 	AccessLogSample uint64
 	AccessLogSlow   time.Duration
+	// OnChain holds the mints' on-chain facts and change log behind the
+	// verdicts and changes routes (nil: every mint is not_read_yet and no
+	// change is logged).
+	OnChain *onchain.Service
+	// Decimals resolves decimals the registry lacks (internal/decimals) for
+	// market rows (nil: the registry's only).
+	Decimals func(mint string) (int, bool)
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -199,6 +207,9 @@ func (s *Server) risk() risk.Gatherer {
 	g := risk.Gatherer{Markets: s.d.Markets, Advisories: s.d.Advisories, Now: s.d.Now}
 	if s.d.Catalog != nil {
 		g.Curated = s.d.Catalog
+	}
+	if s.d.OnChain != nil {
+		g.Chain = s.chainCaps
 	}
 	return g
 }

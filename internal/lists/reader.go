@@ -72,6 +72,20 @@ type Reader struct {
 	LookupsPerBatch int
 	LookupTimeout   time.Duration
 	Log             *slog.Logger
+	// Decimals resolves the decimals of a member its row lacks
+	// (internal/decimals: chain facts, token index, market cache); nil
+	// leaves them missing.
+	Decimals func(mint string) (int, bool)
+}
+
+// withDecimals fills a token's missing decimals from the resolver.
+func (r *Reader) withDecimals(t *Token) {
+	if t.Decimals != nil || r.Decimals == nil {
+		return
+	}
+	if d, ok := r.Decimals(t.Mint); ok {
+		t.Decimals = &d
+	}
 }
 
 // CuratedOwner names the owner of curated lists.
@@ -155,6 +169,7 @@ func (r *Reader) Curated(slug string) (*Resolved, bool) {
 		if known {
 			t.Symbol, t.Name, t.Decimals, t.LogoURI = nonEmpty(v.Symbol), nonEmpty(v.Name), v.Decimals, nonEmpty(v.LogoURI)
 		}
+		r.withDecimals(&t)
 		if m.AddedAt > 0 {
 			t.AddedAt = ms(m.AddedAt)
 			updated = max(updated, m.AddedAt)
@@ -196,6 +211,7 @@ func (r *Reader) Community(slug string) (*Resolved, error) {
 		}
 		t := MemberToken(m, adv)
 		t.Rank = len(rl.Tokens) + 1
+		r.withDecimals(&t)
 		rl.Tokens = append(rl.Tokens, t)
 	}
 	rl.Summary = CommunitySummary(v.List, len(rl.Tokens))

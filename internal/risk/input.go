@@ -40,12 +40,18 @@ type Gatherer struct {
 	Advisories Advisories
 	// Now dates the token age (default time.Now).
 	Now func() time.Time
+	// Chain returns the on-chain fact warnings of a mint and its top-10
+	// holder share when read (nil: none known).
+	Chain func(mint string) ([]ChainWarning, *float64)
 }
 
 // Input gathers the model's inputs for mint: the cached snapshot, the
 // advisory, curated membership and the age of the oldest known pool.
 func (g Gatherer) Input(mint string) Input {
 	in := Input{Mint: mint}
+	if g.Chain != nil {
+		in.Chain, in.Top10Share = g.Chain(mint)
+	}
 	if g.Advisories != nil {
 		in.Advisory = g.Advisories.Get(mint)
 	}

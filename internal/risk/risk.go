@@ -112,6 +112,17 @@ type Input struct {
 	// Top10Share is the share of supply held by the top 10 holders, 0..1;
 	// nil is unknown.
 	Top10Share *float64
+	// Chain are the on-chain fact warnings of the mint (internal/onchain);
+	// they cap the score after the market caps (docs/onchain.md).
+	Chain []ChainWarning
+}
+
+// ChainWarning is one on-chain fact warning: its code, severity (info,
+// warning or critical) and the slot of the fact.
+type ChainWarning struct {
+	Code     string
+	Severity string
+	Slot     uint64
 }
 
 // Cap is a rule that lowered the score.
@@ -122,6 +133,8 @@ type Cap struct {
 	Max int `json:"max"`
 	// Reason is a human sentence.
 	Reason string `json:"reason"`
+	// Slot is the slot of the on-chain fact a chain cap rests on.
+	Slot *uint64 `json:"slot,omitempty"`
 }
 
 // Summary is the spec's risk-summary body.
@@ -241,6 +254,7 @@ func Score(in Input) Details {
 		trusted = true
 		s.score = max(s.score, trustedLaunchFloor)
 	}
+	s.chain(in.Chain)
 	s.advisory(inp.AdvisoryStatus)
 	d.Summary = s.summary(trusted)
 	return d
@@ -271,6 +285,28 @@ func (s *scorer) lower(rule string, limit int, reason string) {
 	if s.score > limit {
 		s.score = limit
 		s.caps = append(s.caps, Cap{Rule: rule, Max: limit, Reason: reason})
+	}
+}
+
+// chain applies the on-chain fact caps: a critical fact caps the score at
+// capCompromised, a warning at capSpeculative (out of grade A); info facts
+// (a stablecoin issuer's controls) cap nothing. Rule "chain_<code>".
+func (s *scorer) chain(ws []ChainWarning) {
+	for _, w := range ws {
+		limit := 0
+		switch w.Severity {
+		case "critical":
+			limit = capCompromised
+		case "warning":
+			limit = capSpeculative
+		default:
+			continue
+		}
+		if s.score > limit {
+			slot := w.Slot
+			s.score = limit
+			s.caps = append(s.caps, Cap{Rule: "chain_" + w.Code, Max: limit, Reason: fmt.Sprintf("On-chain fact %s (read at slot %d)", w.Code, w.Slot), Slot: &slot})
+		}
 	}
 }
 

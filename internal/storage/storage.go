@@ -84,6 +84,8 @@ const (
 	TopicAdvisories = "advisories"
 	TopicLists      = "lists"
 	TopicTokens     = "tokens"
+	// TopicMintFacts: the on-chain facts of mints (internal/onchain).
+	TopicMintFacts = "mintfacts"
 )
 
 // RegistryDocument is one imported registry data set, stored as the

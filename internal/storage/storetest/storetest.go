@@ -16,6 +16,7 @@ import (
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/news"
+	"github.com/assetd/assetd/internal/onchain"
 	"github.com/assetd/assetd/internal/project"
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/session"
@@ -50,6 +51,7 @@ type Store interface {
 	PruneCandles(ctx context.Context, interval string, before int64) (int64, error)
 	tokenindex.Store
 	news.Store
+	onchain.Store
 }
 
 // Harness opens stores for the suite.
@@ -68,6 +70,7 @@ func Run(t *testing.T, h Harness) {
 	}{
 		{"MigrateIdempotent", testMigrateIdempotent},
 		{"MigrateConcurrent", testMigrateConcurrent},
+		{"MintFacts", testMintFacts},
 		{"CreateKeyCreatesProjectOnce", testCreateKeyProject},
 		{"GetKeyNotFound", testGetKeyNotFound},
 		{"DuplicateHashConflicts", testDuplicateHash},
