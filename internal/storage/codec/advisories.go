@@ -47,3 +47,24 @@ func AdvisorySnapshot(ctx context.Context, list func(context.Context) ([]lists.A
 	}
 	return out, nil
 }
+
+// AdvisoryEventColumns are the advisory feed columns, in ScanAdvisoryEvent
+// order.
+const AdvisoryEventColumns = `cursor, mint, action, status, reason, url, set_by, at`
+
+// ScanAdvisoryEvents reads every AdvisoryEventColumns row (nil when there
+// is none).
+func ScanAdvisoryEvents(rows storage.RowIter) ([]lists.AdvisoryEvent, error) {
+	var out []lists.AdvisoryEvent
+	for rows.Next() {
+		var e lists.AdvisoryEvent
+		if err := rows.Scan(&e.Cursor, &e.Mint, &e.Action, &e.Status, &e.Reason, &e.URL, &e.SetBy, &e.At); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/lists"
@@ -14,9 +15,59 @@ import (
 
 // SetAdvisory implements lists.AdvisoryStore.
 func (s *Store) SetAdvisory(ctx context.Context, a lists.Advisory) (lists.Advisory, error) {
+	out, _, err := s.SetAdvisoryOwned(ctx, a, "")
+	return out, err
+}
+
+// lockFeed takes the advisory feed's head row until tx ends and returns
+// its cursor. Every advisory write takes it first, so advisory writers are
+// serialized and feed events commit in cursor order (0019_advisory_feed.sql).
+func lockFeed(ctx context.Context, tx pgx.Tx) (int64, error) {
+	var c int64
+	err := tx.QueryRow(ctx, `SELECT cursor FROM advisory_feed_head WHERE id = 1 FOR UPDATE`).Scan(&c)
+	return c, err
+}
+
+// appendEvent records e with the cursor after head and advances the head.
+func appendEvent(ctx context.Context, tx pgx.Tx, head int64, e lists.AdvisoryEvent) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO advisory_events(`+codec.AdvisoryEventColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, head+1, e.Mint, e.Action, e.Status, e.Reason, e.URL, e.SetBy, e.At); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `UPDATE advisory_feed_head SET cursor = $1 WHERE id = 1`, head+1)
+	return err
+}
+
+// currentAdvisory reads mint's flag inside tx (nil: unflagged).
+func currentAdvisory(ctx context.Context, tx pgx.Tx, mint string) (*lists.Advisory, error) {
+	a, err := codec.ScanAdvisory(tx.QueryRow(ctx, `SELECT `+codec.AdvisoryColumns+` FROM asset_advisories WHERE mint = $1`, mint))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// SetAdvisoryOwned implements lists.AdvisoryStore.
+func (s *Store) SetAdvisoryOwned(ctx context.Context, a lists.Advisory, owner string) (lists.Advisory, bool, error) {
 	var out lists.Advisory
+	var ok bool
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		var err error
+		ok = false
+		head, err := lockFeed(ctx, tx)
+		if err != nil {
+			return err
+		}
+		prev, err := currentAdvisory(ctx, tx, a.Mint)
+		if err != nil {
+			return err
+		}
+		if owner != "" && prev != nil && prev.SetBy != owner {
+			out = *prev
+			return nil
+		}
 		// Assignments see the old row, so since compares the old status.
 		out, err = codec.ScanAdvisory(tx.QueryRow(ctx, `INSERT INTO asset_advisories(`+codec.AdvisoryColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -28,30 +79,72 @@ func (s *Store) SetAdvisory(ctx context.Context, a lists.Advisory) (lists.Adviso
 		if err != nil {
 			return err
 		}
+		ok = true
+		if act := lists.FeedAction(prev, out); act != "" {
+			if err := appendEvent(ctx, tx, head, lists.AdvisoryEvent{Mint: out.Mint, Action: act, Advisory: out.Advisory, SetBy: out.SetBy, At: a.UpdatedAt}); err != nil {
+				return err
+			}
+		}
 		return bump(ctx, tx, storage.TopicAdvisories)
 	})
 	if err != nil {
-		return lists.Advisory{}, fmt.Errorf("postgres: set advisory %s: %w", a.Mint, err)
+		return lists.Advisory{}, false, fmt.Errorf("postgres: set advisory %s: %w", a.Mint, err)
 	}
-	return out, nil
+	return out, ok, nil
 }
 
 // ClearAdvisory implements lists.AdvisoryStore.
 func (s *Store) ClearAdvisory(ctx context.Context, mint string) error {
+	_, err := s.LiftAdvisory(ctx, mint, "", time.Now().UnixMilli())
+	return err
+}
+
+// LiftAdvisory implements lists.AdvisoryStore.
+func (s *Store) LiftAdvisory(ctx context.Context, mint, owner string, at int64) (bool, error) {
+	var ok bool
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM asset_advisories WHERE mint = $1`, mint)
+		ok = false
+		head, err := lockFeed(ctx, tx)
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
-			return storage.ErrNotFound
+		prev, err := currentAdvisory(ctx, tx, mint)
+		if err != nil || (prev != nil && owner != "" && prev.SetBy != owner) {
+			return err
+		}
+		if prev == nil {
+			if owner == "" {
+				return storage.ErrNotFound
+			}
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM asset_advisories WHERE mint = $1`, mint); err != nil {
+			return err
+		}
+		ok = true
+		if err := appendEvent(ctx, tx, head, lists.AdvisoryEvent{Mint: mint, Action: lists.ActionLifted, Advisory: prev.Advisory, SetBy: prev.SetBy, At: at}); err != nil {
+			return err
 		}
 		return bump(ctx, tx, storage.TopicAdvisories)
 	})
 	if err != nil {
-		return fmt.Errorf("postgres: clear advisory %s: %w", mint, err)
+		return false, fmt.Errorf("postgres: lift advisory %s: %w", mint, err)
 	}
-	return nil
+	return ok, nil
+}
+
+// AdvisoryEvents implements lists.AdvisoryStore.
+func (s *Store) AdvisoryEvents(ctx context.Context, since int64, limit int) ([]lists.AdvisoryEvent, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+codec.AdvisoryEventColumns+` FROM advisory_events WHERE cursor > $1 ORDER BY cursor LIMIT $2`, since, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: advisory events after %d: %w", since, err)
+	}
+	defer rows.Close()
+	out, err := codec.ScanAdvisoryEvents(rows)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: advisory events after %d: %w", since, err)
+	}
+	return out, nil
 }
 
 // GetAdvisory implements lists.AdvisoryStore.

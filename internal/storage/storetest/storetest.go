@@ -128,6 +128,9 @@ func Run(t *testing.T, h Harness) {
 	for _, tc := range TradeTests { // trades.go
 		t.Run(tc.Name, func(t *testing.T) { tc.Fn(t, h) })
 	}
+	for _, tc := range AdvisoryFeedTests { // advisoryfeed.go
+		t.Run(tc.Name, func(t *testing.T) { tc.Fn(t, h) })
+	}
 	for _, tc := range ChangeTests { // changes.go
 		t.Run(tc.Name, func(t *testing.T) { tc.Fn(t, h) })
 	}
