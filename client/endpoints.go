@@ -1065,3 +1065,40 @@ type TokenListResponse struct {
 func (c *Client) GetTokenList(ctx context.Context, slug string) (*TokenListResponse, error) {
 	return call[TokenListResponse](ctx, c, "GET", "/v2/lists/"+url.PathEscape(slug)+"/tokenlist.json", nil, nil)
 }
+
+// AdvisoryFeedResponse is the body of GET /v1/advisories.
+type AdvisoryFeedResponse struct {
+	Events     json.RawMessage `json:"events"`
+	NextCursor string          `json:"nextCursor"`
+}
+
+// AdvisoryFeedParams are the query parameters of GET /v1/advisories (zero values are left out).
+type AdvisoryFeedParams struct {
+	Since string // a nextCursor from an earlier page; absent: from the start
+	Limit *int64 // events; an integer outside the range is clamped; default 100; range 1..1000
+}
+
+func (p *AdvisoryFeedParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "since", p.Since)
+	setInt(q, "limit", p.Limit)
+	return q
+}
+
+// AdvisoryFeed calls GET /v1/advisories: advisory changes after a cursor, oldest first (docs/advisories.md).
+func (c *Client) AdvisoryFeed(ctx context.Context, p *AdvisoryFeedParams) (*AdvisoryFeedResponse, error) {
+	return call[AdvisoryFeedResponse](ctx, c, "GET", "/v1/advisories", p.values(), nil)
+}
+
+// CurrentAdvisoriesResponse is the body of GET /v1/advisories/current.
+type CurrentAdvisoriesResponse struct {
+	Advisories json.RawMessage `json:"advisories"`
+}
+
+// CurrentAdvisories calls GET /v1/advisories/current: every active advisory (docs/advisories.md).
+func (c *Client) CurrentAdvisories(ctx context.Context) (*CurrentAdvisoriesResponse, error) {
+	return call[CurrentAdvisoriesResponse](ctx, c, "GET", "/v1/advisories/current", nil, nil)
+}

@@ -434,6 +434,9 @@ func (c *contractClient) exercise(p plan) {
 
 	// News.
 	c.get("/v1/news/feed")
+	c.get("/v1/advisories")
+	c.get("/v1/advisories?since=0&limit=5")
+	c.get("/v1/advisories/current")
 	c.get("/v1/news/feed?source=news&limit=50")
 	c.get("/v1/news/feed?source=tweets")
 	for _, id := range p.coinIDs {

@@ -113,6 +113,13 @@ func (s *Server) routes() []route {
 			{pattern: "GET /v2/execution/route", scopes: execRead, cache: noStore, handler: s.executionRoute},
 		}...)
 	}
+	if s.d.AdvisoryFeed != nil {
+		rs = append(rs, []route{
+			// Advisory feed (docs/advisories.md): read from the store.
+			{pattern: "GET /v1/advisories", scopes: read, cache: noStore, handler: s.advisoryFeed},
+			{pattern: "GET /v1/advisories/current", scopes: read, cache: noStore, handler: s.currentAdvisories},
+		}...)
+	}
 	if s.d.Dashboard != nil {
 		rs = append(rs, route{pattern: "/dashboard/", auth: authNone, cache: noStore, handler: s.dashboard})
 	}

@@ -79,6 +79,9 @@ type Deps struct {
 	News NewsFeed
 	// Advisories annotates mints (nil: none flagged).
 	Advisories AdvisoryLookup
+	// AdvisoryFeed serves GET /v1/advisories and /v1/advisories/current
+	// (nil: those routes answer 404).
+	AdvisoryFeed AdvisoryFeed
 	// Curator answers GET /v2/lists/search-tokens (nil: the route is absent).
 	Curator *curator.Service
 	// ListsConfig tunes member resolution and provider budgets.
