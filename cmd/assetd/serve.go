@@ -22,6 +22,7 @@ import (
 	"github.com/assetd/assetd/internal/framing"
 	"github.com/assetd/assetd/internal/httpapi"
 	"github.com/assetd/assetd/internal/ingest"
+	"github.com/assetd/assetd/internal/depeg"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/logbuf"
 	"github.com/assetd/assetd/internal/metrics"
@@ -71,6 +72,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.StringVar(&cfg.market.preIPOFile, "preipo-file", "", "JSON file of pre-IPO reference marks (docs/providers.md)")
 	fs.DurationVar(&cfg.market.warmInterval, "warm-interval", 30*time.Second, "how often every registry mint's market data is re-warmed")
 	fs.DurationVar(&cfg.market.startupWarmup, "startup-warmup", 3*time.Second, "how long start-up may spend filling the market cache before serving")
+	fs.StringVar(&cfg.depegPegUSD, "depeg-peg-usd", "", "USD value of each non-USD peg currency the depeg guard judges, e.g. EUR=1.08,CHF=1.13 (a variant tagged peg:EUR is pegged to the euro; docs/advisories.md)")
 	fs.IntVar(&cfg.lists.ListsPerProject, "lists-per-project", lists.DefaultListsPerProject, "community lists one project may own")
 	fs.IntVar(&cfg.lists.MembersPerList, "list-members-max", lists.DefaultMembersPerList, "members of one community list")
 	fs.IntVar(&cfg.lists.BatchSize, "list-batch-max", lists.DefaultBatchSize, "mints per bulk member add")
@@ -418,6 +420,18 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	quotas := ratelimit.NewQuotas(rates, st, log, ratelimit.QuotaOptions{})
 	var limiter ratelimit.Limiter = quotas
+	pegRates, err := parsePegRates(cfg.depegPegUSD)
+	if err != nil {
+		return err
+	}
+	// The depeg guard judges on every replica (stablecoin health) and
+	// writes advisories only on the lease holder (docs/advisories.md).
+	guard := depeg.New(depeg.Options{
+		Config: depeg.Config{PegUSD: pegRates},
+		Coins:  func() []depeg.Coin { return depeg.Coins(cat.Snapshot()) },
+		Feed:   depegFeed{eng: eng, cache: mp.cache, now: time.Now},
+		Adv:    lists.NewAdvisories(st, time.Now), Log: log, Metrics: m, Act: ref.leader(),
+	})
 	rec := usage.NewRecorder(st, log, usage.Options{Retention: cfg.usageRetention})
 	registerOpsMetrics(m, mp.cache, func() []string { return cat.Snapshot().Mints() }, rec)
 	api := httpapi.New(httpapi.Deps{
@@ -459,6 +473,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { runPrune(gctx, eng, pruneInterval); return nil })
 	g.Go(func() error { newsSvc.Run(gctx); return nil })
 	g.Go(func() error { ref.run(gctx); return nil })
+	g.Go(func() error { guard.Run(gctx, depegInterval); return nil })
 	// flushStopped closes when the periodic candle save loop has returned:
 	// the final save must not run concurrently with it, nor before it.
 	flushStopped := make(chan struct{})

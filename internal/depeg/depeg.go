@@ -143,9 +143,9 @@ type Advisories interface {
 
 // Metrics hears what the guard does (nil methods are not called).
 type Metrics interface {
-	Cycle(tiers map[Tier]int)
-	BreakerTripped()
-	AdvisoryChange(action string) // "set", "lift"
+	DepegCycle(tiers map[string]int) // stablecoins per confirmed tier name
+	DepegBreakerTripped()
+	DepegAdvisoryChange(action string) // "set", "lift"
 }
 
 // Health is a stablecoin variant's current judgement
@@ -288,14 +288,14 @@ func (g *Guard) Cycle(ctx context.Context) error {
 		}
 		next[c.Mint] = st
 	}
-	tiers := map[Tier]int{}
+	tiers := map[string]int{}
 	for _, st := range next {
-		tiers[st.confirmed]++
+		tiers[st.confirmed.String()]++
 	}
 	if changed >= g.cfg.BreakerMin && float64(changed) > g.cfg.BreakerShare*float64(len(coins)) {
 		g.mu.Unlock()
 		if g.met != nil {
-			g.met.BreakerTripped()
+			g.met.DepegBreakerTripped()
 		}
 		g.log.Error("depeg guard: circuit breaker tripped, nothing changed", "changing", changed, "stablecoins", len(coins), "share", g.cfg.BreakerShare)
 		return fmt.Errorf("%w (%d of %d)", ErrBreaker, changed, len(coins))
@@ -311,7 +311,7 @@ func (g *Guard) Cycle(ctx context.Context) error {
 	}
 	g.mu.Unlock()
 	if g.met != nil {
-		g.met.Cycle(tiers)
+		g.met.DepegCycle(tiers)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("depeg: %d advisory writes failed: %w", len(errs), errs[0])
@@ -413,7 +413,7 @@ func (g *Guard) apply(ctx context.Context, c Coin, st *state) error {
 			return err
 		}
 		if ok && !st.owned && g.met != nil {
-			g.met.AdvisoryChange("set")
+			g.met.DepegAdvisoryChange("set")
 		}
 		st.owned = ok
 		if ok {
@@ -433,7 +433,7 @@ func (g *Guard) apply(ctx context.Context, c Coin, st *state) error {
 	st.applied = TierOK
 	if lifted {
 		if g.met != nil {
-			g.met.AdvisoryChange("lift")
+			g.met.DepegAdvisoryChange("lift")
 		}
 		g.log.Info("depeg guard: caution lifted", "mint", c.Mint)
 	}

@@ -94,9 +94,9 @@ func (f *fakeFeed) price(mint string, p float64) {
 
 type countMetrics struct{ breaker, sets, lifts int }
 
-func (m *countMetrics) Cycle(map[Tier]int) {}
-func (m *countMetrics) BreakerTripped()    { m.breaker++ }
-func (m *countMetrics) AdvisoryChange(a string) {
+func (m *countMetrics) DepegCycle(map[string]int) {}
+func (m *countMetrics) DepegBreakerTripped()      { m.breaker++ }
+func (m *countMetrics) DepegAdvisoryChange(a string) {
 	if a == "set" {
 		m.sets++
 	} else {
