@@ -377,7 +377,7 @@ func (c *contractClient) exercise(p plan) {
 		allMints = append(allMints, a.mints...)
 		id := url.PathEscape(a.id)
 		c.get("/v1/assets/" + id)
-		for _, inc := range []string{"profile", "risk", "ohlcv", "markets", "profile,risk,ohlcv,markets"} {
+		for _, inc := range []string{"profile", "risk", "ohlcv", "markets", "stablecoinHealth", "profile,risk,ohlcv,markets"} {
 			_, det := c.get("/v1/assets/" + id + "?include=" + inc)
 			includes, _ := det["includes"].(map[string]any)
 			for name, b := range includes {

@@ -17,14 +17,22 @@ const PegTagPrefix = "peg:"
 func Coins(snap *registry.Snapshot) []Coin {
 	var out []Coin
 	for i := range snap.Assets() {
-		a := &snap.Assets()[i]
-		for j := range a.Variants {
-			v := &a.Variants[j]
-			if v.Kind != asset.KindStablecoin && a.Category != "stablecoin" {
-				continue
-			}
-			out = append(out, Coin{AssetID: a.AssetID, VariantID: v.VariantID, Mint: v.Mint, PegCurrency: PegCurrency(v.Tags)})
+		out = append(out, CoinsOf(&snap.Assets()[i])...)
+	}
+	return out
+}
+
+// CoinsOf lists the stablecoin variants of one asset: kind stablecoin, or
+// any variant of a stablecoin-category asset except yield-bearing and
+// leveraged ones (their price drifts from the peg by design).
+func CoinsOf(a *registry.Asset) []Coin {
+	var out []Coin
+	for j := range a.Variants {
+		v := &a.Variants[j]
+		if v.Kind != asset.KindStablecoin && (a.Category != "stablecoin" || v.Kind == asset.KindYield || v.Kind == asset.KindLeveraged) {
+			continue
 		}
+		out = append(out, Coin{AssetID: a.AssetID, VariantID: v.VariantID, Mint: v.Mint, PegCurrency: PegCurrency(v.Tags)})
 	}
 	return out
 }

@@ -79,6 +79,9 @@ type Deps struct {
 	News NewsFeed
 	// Advisories annotates mints (nil: none flagged).
 	Advisories AdvisoryLookup
+	// StablecoinHealth is the depeg guard's judgement behind
+	// include=stablecoinHealth (nil: every stablecoin reads stale ok).
+	StablecoinHealth StablecoinHealth
 	// AdvisoryFeed serves GET /v1/advisories and /v1/advisories/current
 	// (nil: those routes answer 404).
 	AdvisoryFeed AdvisoryFeed
