@@ -19,6 +19,7 @@ import (
 	"github.com/assetd/assetd/internal/coalesce"
 	"github.com/assetd/assetd/internal/connlimit"
 	"github.com/assetd/assetd/internal/curator"
+	"github.com/assetd/assetd/internal/demo"
 	"github.com/assetd/assetd/internal/depeg"
 	"github.com/assetd/assetd/internal/framing"
 	"github.com/assetd/assetd/internal/httpapi"
@@ -221,6 +222,9 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 
 	keys := apikey.NewCache(st, log)
 	regs := &registryLoader{st: st, versions: st}
+	if cfg.demo {
+		regs.extra = []registry.Document{demo.SyntheticStablecoin()}
+	}
 	snap, _, err := regs.load(ctx)
 	if err != nil {
 		return err

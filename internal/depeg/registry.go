@@ -8,8 +8,10 @@ import (
 )
 
 // PegTagPrefix marks a variant's peg currency in the registry: a variant
-// tagged "peg:EUR" is pegged to the euro (docs/advisories.md); without
-// one the peg is USD.
+// tagged "peg:EUR" is pegged to the euro (docs/advisories.md). Without
+// the tag, a stablecoin asset whose symbol is a three-letter currency code
+// (the seed's "eur", "gbp", ... groups) pegs its variants to that
+// currency; otherwise the peg is USD.
 const PegTagPrefix = "peg:"
 
 // Coins lists the stablecoin variants of snap: every variant of kind
@@ -32,17 +34,33 @@ func CoinsOf(a *registry.Asset) []Coin {
 		if v.Kind != asset.KindStablecoin && (a.Category != "stablecoin" || v.Kind == asset.KindYield || v.Kind == asset.KindLeveraged) {
 			continue
 		}
-		out = append(out, Coin{AssetID: a.AssetID, VariantID: v.VariantID, Mint: v.Mint, PegCurrency: PegCurrency(v.Tags)})
+		out = append(out, Coin{AssetID: a.AssetID, VariantID: v.VariantID, Mint: v.Mint, PegCurrency: pegOf(a, v)})
 	}
 	return out
 }
 
-// PegCurrency reads the peg currency from a variant's tags (default USD).
-func PegCurrency(tags []string) string {
-	for _, t := range tags {
+// pegOf is the peg currency of variant v of a: its peg: tag, else the
+// symbol of a stablecoin asset when it is a currency code, else USD.
+func pegOf(a *registry.Asset, v *registry.Variant) string {
+	for _, t := range v.Tags {
 		if c, ok := strings.CutPrefix(t, PegTagPrefix); ok && c != "" {
 			return strings.ToUpper(c)
 		}
 	}
+	if a.Category == "stablecoin" && isCurrencyCode(a.Symbol) {
+		return a.Symbol
+	}
 	return "USD"
+}
+
+func isCurrencyCode(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for i := range 3 {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }
