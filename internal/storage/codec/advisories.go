@@ -68,3 +68,34 @@ func ScanAdvisoryEvents(rows storage.RowIter) ([]lists.AdvisoryEvent, error) {
 	}
 	return out, nil
 }
+
+// ReportColumns are the advisory report columns, in ScanReport order.
+const ReportColumns = `id, project_id, key_id, mint, kind, claimed_asset, evidence_url, note, status, resolution, resolution_note, resolved_by, created_at, resolved_at`
+
+// ReportArgs are r's values in ReportColumns order.
+func ReportArgs(r lists.Report) []any {
+	return []any{r.ID, r.ProjectID, r.KeyID, r.Mint, r.Kind, r.ClaimedAsset, r.EvidenceURL, r.Note, r.Status, r.Resolution, r.ResolutionNote, r.ResolvedBy, r.CreatedAt, r.ResolvedAt}
+}
+
+// ScanReport reads one ReportColumns row.
+func ScanReport(sc storage.Scanner) (lists.Report, error) {
+	var r lists.Report
+	err := sc.Scan(&r.ID, &r.ProjectID, &r.KeyID, &r.Mint, &r.Kind, &r.ClaimedAsset, &r.EvidenceURL, &r.Note, &r.Status, &r.Resolution, &r.ResolutionNote, &r.ResolvedBy, &r.CreatedAt, &r.ResolvedAt)
+	return r, err
+}
+
+// ScanReports reads every ReportColumns row (nil when there is none).
+func ScanReports(rows storage.RowIter) ([]lists.Report, error) {
+	var out []lists.Report
+	for rows.Next() {
+		r, err := ScanReport(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -55,42 +55,108 @@ func (s *Store) SetAdvisoryOwned(ctx context.Context, a lists.Advisory, owner st
 	var out lists.Advisory
 	var ok bool
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		ok = false
-		head, err := lockFeed(ctx, tx)
-		if err != nil {
-			return err
-		}
-		prev, err := currentAdvisory(ctx, tx, a.Mint)
-		if err != nil {
-			return err
-		}
-		if owner != "" && prev != nil && prev.SetBy != owner {
-			out = *prev
-			return nil
-		}
-		// Assignments see the old row, so since compares the old status.
-		out, err = codec.ScanAdvisory(tx.QueryRow(ctx, `INSERT INTO asset_advisories(`+codec.AdvisoryColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)
-			ON CONFLICT (mint) DO UPDATE SET
-				since = CASE WHEN asset_advisories.status = excluded.status THEN asset_advisories.since ELSE excluded.since END,
-				status = excluded.status, reason = excluded.reason, url = excluded.url,
-				set_by = excluded.set_by, updated_at = excluded.updated_at
-			RETURNING `+codec.AdvisoryColumns, a.Mint, a.Status, a.Reason, a.URL, a.Since, a.SetBy, a.UpdatedAt))
-		if err != nil {
-			return err
-		}
-		ok = true
-		if act := lists.FeedAction(prev, out); act != "" {
-			if err := appendEvent(ctx, tx, head, lists.AdvisoryEvent{Mint: out.Mint, Action: act, Advisory: out.Advisory, SetBy: out.SetBy, At: a.UpdatedAt}); err != nil {
-				return err
-			}
-		}
-		return bump(ctx, tx, storage.TopicAdvisories)
+		var err error
+		out, ok, err = setAdvisoryTx(ctx, tx, a, owner)
+		return err
 	})
 	if err != nil {
 		return lists.Advisory{}, false, fmt.Errorf("postgres: set advisory %s: %w", a.Mint, err)
 	}
 	return out, ok, nil
+}
+
+// setAdvisoryTx is SetAdvisoryOwned inside tx.
+func setAdvisoryTx(ctx context.Context, tx pgx.Tx, a lists.Advisory, owner string) (lists.Advisory, bool, error) {
+	head, err := lockFeed(ctx, tx)
+	if err != nil {
+		return lists.Advisory{}, false, err
+	}
+	prev, err := currentAdvisory(ctx, tx, a.Mint)
+	if err != nil {
+		return lists.Advisory{}, false, err
+	}
+	if owner != "" && prev != nil && prev.SetBy != owner {
+		return *prev, false, nil
+	}
+	// Assignments see the old row, so since compares the old status.
+	out, err := codec.ScanAdvisory(tx.QueryRow(ctx, `INSERT INTO asset_advisories(`+codec.AdvisoryColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (mint) DO UPDATE SET
+			since = CASE WHEN asset_advisories.status = excluded.status THEN asset_advisories.since ELSE excluded.since END,
+			status = excluded.status, reason = excluded.reason, url = excluded.url,
+			set_by = excluded.set_by, updated_at = excluded.updated_at
+		RETURNING `+codec.AdvisoryColumns, a.Mint, a.Status, a.Reason, a.URL, a.Since, a.SetBy, a.UpdatedAt))
+	if err != nil {
+		return lists.Advisory{}, false, err
+	}
+	if act := lists.FeedAction(prev, out); act != "" {
+		if err := appendEvent(ctx, tx, head, lists.AdvisoryEvent{Mint: out.Mint, Action: act, Advisory: out.Advisory, SetBy: out.SetBy, At: a.UpdatedAt}); err != nil {
+			return lists.Advisory{}, false, err
+		}
+	}
+	return out, true, bump(ctx, tx, storage.TopicAdvisories)
+}
+
+// CreateReport implements lists.ReportStore.
+func (s *Store) CreateReport(ctx context.Context, r lists.Report) error {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO advisory_reports(`+codec.ReportColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, codec.ReportArgs(r)...); err != nil {
+		return fmt.Errorf("postgres: create report: %w", err)
+	}
+	return nil
+}
+
+// GetReport implements lists.ReportStore.
+func (s *Store) GetReport(ctx context.Context, id string) (lists.Report, error) {
+	r, err := codec.ScanReport(s.pool.QueryRow(ctx, `SELECT `+codec.ReportColumns+` FROM advisory_reports WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = storage.ErrNotFound
+	}
+	if err != nil {
+		return lists.Report{}, fmt.Errorf("postgres: report %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// ListReports implements lists.ReportStore.
+func (s *Store) ListReports(ctx context.Context, status string) ([]lists.Report, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+codec.ReportColumns+` FROM advisory_reports WHERE $1 = '' OR status = $1 ORDER BY created_at, id`, status)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list reports: %w", err)
+	}
+	defer rows.Close()
+	out, err := codec.ScanReports(rows)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list reports: %w", err)
+	}
+	return out, nil
+}
+
+// ResolveReport implements lists.ReportStore.
+func (s *Store) ResolveReport(ctx context.Context, r lists.Report, adv *lists.Advisory) (lists.Report, error) {
+	var out lists.Report
+	err := s.withTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		out, err = codec.ScanReport(tx.QueryRow(ctx, `UPDATE advisory_reports
+			SET status = $2, resolution = $3, resolution_note = $4, resolved_by = $5, resolved_at = $6
+			WHERE id = $1 AND status = 'pending' RETURNING `+codec.ReportColumns, r.ID, r.Status, r.Resolution, r.ResolutionNote, r.ResolvedBy, r.ResolvedAt))
+		if errors.Is(err, pgx.ErrNoRows) {
+			var one int
+			if tx.QueryRow(ctx, `SELECT 1 FROM advisory_reports WHERE id = $1`, r.ID).Scan(&one) == nil {
+				return lists.ErrReportResolved
+			}
+			return storage.ErrNotFound
+		}
+		if err != nil || adv == nil {
+			return err
+		}
+		_, _, err = setAdvisoryTx(ctx, tx, *adv, "")
+		return err
+	})
+	if err != nil {
+		return lists.Report{}, fmt.Errorf("postgres: resolve report %s: %w", r.ID, err)
+	}
+	return out, nil
 }
 
 // ClearAdvisory implements lists.AdvisoryStore.

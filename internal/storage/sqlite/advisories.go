@@ -55,42 +55,112 @@ func (s *Store) SetAdvisoryOwned(ctx context.Context, a lists.Advisory, owner st
 	var out lists.Advisory
 	var ok bool
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
-		ok = false
-		head, err := lockFeed(ctx, tx)
-		if err != nil {
-			return err
-		}
-		prev, err := currentAdvisory(ctx, tx, a.Mint)
-		if err != nil {
-			return err
-		}
-		if owner != "" && prev != nil && prev.SetBy != owner {
-			out = *prev
-			return nil
-		}
-		// Assignments see the old row, so since compares the old status.
-		out, err = codec.ScanAdvisory(tx.QueryRowContext(ctx, `INSERT INTO asset_advisories(`+codec.AdvisoryColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (mint) DO UPDATE SET
-				since = CASE WHEN asset_advisories.status = excluded.status THEN asset_advisories.since ELSE excluded.since END,
-				status = excluded.status, reason = excluded.reason, url = excluded.url,
-				set_by = excluded.set_by, updated_at = excluded.updated_at
-			RETURNING `+codec.AdvisoryColumns, a.Mint, a.Status, a.Reason, a.URL, a.Since, a.SetBy, a.UpdatedAt))
-		if err != nil {
-			return err
-		}
-		ok = true
-		if act := lists.FeedAction(prev, out); act != "" {
-			if err := appendEvent(ctx, tx, head, lists.AdvisoryEvent{Mint: out.Mint, Action: act, Advisory: out.Advisory, SetBy: out.SetBy, At: a.UpdatedAt}); err != nil {
-				return err
-			}
-		}
-		return s.bump(ctx, tx, storage.TopicAdvisories)
+		var err error
+		out, ok, err = s.setAdvisoryTx(ctx, tx, a, owner)
+		return err
 	})
 	if err != nil {
 		return lists.Advisory{}, false, fmt.Errorf("sqlite: set advisory %s: %w", a.Mint, err)
 	}
 	return out, ok, nil
+}
+
+// setAdvisoryTx is SetAdvisoryOwned inside tx.
+func (s *Store) setAdvisoryTx(ctx context.Context, tx *sql.Tx, a lists.Advisory, owner string) (lists.Advisory, bool, error) {
+	head, err := lockFeed(ctx, tx)
+	if err != nil {
+		return lists.Advisory{}, false, err
+	}
+	prev, err := currentAdvisory(ctx, tx, a.Mint)
+	if err != nil {
+		return lists.Advisory{}, false, err
+	}
+	if owner != "" && prev != nil && prev.SetBy != owner {
+		return *prev, false, nil
+	}
+	// Assignments see the old row, so since compares the old status.
+	out, err := codec.ScanAdvisory(tx.QueryRowContext(ctx, `INSERT INTO asset_advisories(`+codec.AdvisoryColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (mint) DO UPDATE SET
+			since = CASE WHEN asset_advisories.status = excluded.status THEN asset_advisories.since ELSE excluded.since END,
+			status = excluded.status, reason = excluded.reason, url = excluded.url,
+			set_by = excluded.set_by, updated_at = excluded.updated_at
+		RETURNING `+codec.AdvisoryColumns, a.Mint, a.Status, a.Reason, a.URL, a.Since, a.SetBy, a.UpdatedAt))
+	if err != nil {
+		return lists.Advisory{}, false, err
+	}
+	if act := lists.FeedAction(prev, out); act != "" {
+		if err := appendEvent(ctx, tx, head, lists.AdvisoryEvent{Mint: out.Mint, Action: act, Advisory: out.Advisory, SetBy: out.SetBy, At: a.UpdatedAt}); err != nil {
+			return lists.Advisory{}, false, err
+		}
+	}
+	return out, true, s.bump(ctx, tx, storage.TopicAdvisories)
+}
+
+// CreateReport implements lists.ReportStore.
+func (s *Store) CreateReport(ctx context.Context, r lists.Report) error {
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO advisory_reports(`+codec.ReportColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, codec.ReportArgs(r)...)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: create report: %w", err)
+	}
+	return nil
+}
+
+// GetReport implements lists.ReportStore.
+func (s *Store) GetReport(ctx context.Context, id string) (lists.Report, error) {
+	r, err := codec.ScanReport(s.r.QueryRowContext(ctx, `SELECT `+codec.ReportColumns+` FROM advisory_reports WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		err = storage.ErrNotFound
+	}
+	if err != nil {
+		return lists.Report{}, fmt.Errorf("sqlite: report %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// ListReports implements lists.ReportStore.
+func (s *Store) ListReports(ctx context.Context, status string) ([]lists.Report, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+codec.ReportColumns+` FROM advisory_reports WHERE ? = '' OR status = ? ORDER BY created_at, id`, status, status)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list reports: %w", err)
+	}
+	defer rows.Close()
+	out, err := codec.ScanReports(rows)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list reports: %w", err)
+	}
+	return out, nil
+}
+
+// ResolveReport implements lists.ReportStore.
+func (s *Store) ResolveReport(ctx context.Context, r lists.Report, adv *lists.Advisory) (lists.Report, error) {
+	var out lists.Report
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = codec.ScanReport(tx.QueryRowContext(ctx, `UPDATE advisory_reports
+			SET status = ?, resolution = ?, resolution_note = ?, resolved_by = ?, resolved_at = ?
+			WHERE id = ? AND status = 'pending' RETURNING `+codec.ReportColumns, r.Status, r.Resolution, r.ResolutionNote, r.ResolvedBy, r.ResolvedAt, r.ID))
+		if errors.Is(err, sql.ErrNoRows) {
+			var one int
+			if tx.QueryRowContext(ctx, `SELECT 1 FROM advisory_reports WHERE id = ?`, r.ID).Scan(&one) == nil {
+				return lists.ErrReportResolved
+			}
+			return storage.ErrNotFound
+		}
+		if err != nil || adv == nil {
+			return err
+		}
+		_, _, err = s.setAdvisoryTx(ctx, tx, *adv, "")
+		return err
+	})
+	if err != nil {
+		return lists.Report{}, fmt.Errorf("sqlite: resolve report %s: %w", r.ID, err)
+	}
+	return out, nil
 }
 
 // ClearAdvisory implements lists.AdvisoryStore.

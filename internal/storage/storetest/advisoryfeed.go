@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ var AdvisoryFeedTests = []struct {
 	{"AdvisoryFeedEvents", testAdvisoryFeedEvents},
 	{"AdvisoryFeedOwned", testAdvisoryFeedOwned},
 	{"AdvisoryFeedConcurrentExactlyOnce", testAdvisoryFeedConcurrent},
+	{"AdvisoryReports", testAdvisoryReports},
 }
 
 func feedAll(t *testing.T, s Store) []lists.AdvisoryEvent {
@@ -243,5 +245,84 @@ func testAdvisoryFeedConcurrent(t *testing.T, h Harness) {
 	}
 	if more, err := s.AdvisoryEvents(ctx, cursor, 10); err != nil || len(more) != 0 {
 		t.Fatalf("after the last change: %d more events, %v", len(more), err)
+	}
+}
+
+func testAdvisoryReports(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	c := &clock{t: t0}
+	rs := lists.NewReports(s, c.Now)
+	ctx := context.Background()
+	r1, err := rs.File(ctx, "prj_a", "key_a", lists.ReportInput{Mint: "MintR", Kind: "impersonation", ClaimedAsset: "usdc", EvidenceURL: "https://x.example/thread", Note: "fake USDC\nsee thread"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Add(time.Minute)
+	r2, err := rs.File(ctx, "prj_b", "key_b", lists.ReportInput{Mint: "MintS", Kind: "scam"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []struct {
+		in         lists.ReportInput
+		code, para string
+	}{
+		{lists.ReportInput{Mint: "", Kind: "scam"}, lists.CodeInvalidMint, "mint"},
+		{lists.ReportInput{Mint: "M", Kind: "rugpull"}, "invalid_param", "kind"},
+		{lists.ReportInput{Mint: "M", Kind: "scam", EvidenceURL: "javascript:alert(1)"}, "invalid_param", "evidenceUrl"},
+		{lists.ReportInput{Mint: "M", Kind: "scam", ClaimedAsset: "us\u202edc"}, "invalid_param", "claimedAsset"},
+		{lists.ReportInput{Mint: "M", Kind: "scam", Note: strings.Repeat("x", lists.ReportNoteLen+1)}, lists.CodeInvalidNote, "note"},
+	} {
+		_, err := rs.File(ctx, "p", "k", bad.in)
+		var fe *lists.FieldError
+		if !errors.As(err, &fe) || fe.Code != bad.code || fe.Param != bad.para {
+			t.Errorf("%+v: %v, want %s on %s", bad.in, err, bad.code, bad.para)
+		}
+	}
+	got, err := s.GetReport(ctx, r1.ID)
+	if err != nil || got != r1 || got.Status != lists.ReportPending || got.Note != "fake USDC\nsee thread" {
+		t.Fatalf("GetReport: %+v %v, want %+v", got, err, r1)
+	}
+	if all, err := rs.List(ctx, lists.ReportPending); err != nil || len(all) != 2 || all[0].ID != r1.ID {
+		t.Fatalf("pending: %+v %v", all, err)
+	}
+	v := listsVersion(t, s, storage.TopicAdvisories)
+	c.Add(time.Minute)
+	acc, err := rs.Accept(ctx, r1.ID, asset.AdvisoryBlocked, "", "ops")
+	if err != nil || acc.Status != lists.ReportAccepted || acc.Resolution != "blocked" || acc.ResolvedBy != "ops" || acc.ResolvedAt != storage.Ms(t0.Add(2*time.Minute)) {
+		t.Fatalf("accept: %+v %v", acc, err)
+	}
+	a, err := s.GetAdvisory(ctx, "MintR")
+	if err != nil || a.Status != asset.AdvisoryBlocked || a.SetBy != lists.ReportSetter(r1.ID) || a.URL == nil || *a.URL != "https://x.example/thread" ||
+		!strings.Contains(a.Reason, "impersonation of usdc") {
+		t.Fatalf("advisory of the accepted report: %+v %v", a, err)
+	}
+	if nv := listsVersion(t, s, storage.TopicAdvisories); nv <= v {
+		t.Fatalf("advisories version %d after accept, was %d: the change does not propagate", nv, v)
+	}
+	evs := feedAll(t, s)
+	if len(evs) != 1 || evs[0].Source() != lists.SourceReport || evs[0].Status != "blocked" {
+		t.Fatalf("feed: %+v", evs)
+	}
+	if _, err := rs.Accept(ctx, r1.ID, asset.AdvisoryCaution, "", "ops"); !errors.Is(err, lists.ErrReportResolved) {
+		t.Fatalf("second accept: %v", err)
+	}
+	if _, err := rs.Reject(ctx, r1.ID, "", "ops"); !errors.Is(err, lists.ErrReportResolved) {
+		t.Fatalf("reject after accept: %v", err)
+	}
+	rej, err := rs.Reject(ctx, r2.ID, "not a scam", "ops")
+	if err != nil || rej.Status != lists.ReportRejected || rej.ResolutionNote != "not a scam" {
+		t.Fatalf("reject: %+v %v", rej, err)
+	}
+	if _, err := s.GetAdvisory(ctx, "MintS"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("a rejected report set an advisory: %v", err)
+	}
+	if _, err := rs.Accept(ctx, "rep_missing", asset.AdvisoryBlocked, "", "ops"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("unknown report: %v", err)
+	}
+	if all, err := rs.List(ctx, ""); err != nil || len(all) != 2 {
+		t.Fatalf("all: %+v %v", all, err)
+	}
+	if pend, err := rs.List(ctx, lists.ReportPending); err != nil || len(pend) != 0 {
+		t.Fatalf("pending after resolving: %+v %v", pend, err)
 	}
 }

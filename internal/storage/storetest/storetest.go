@@ -33,6 +33,7 @@ type Store interface {
 	usage.Sink
 	lists.Store
 	lists.AdvisoryStore
+	lists.ReportStore
 	project.Store
 	tokenlist.Store
 	Versions(ctx context.Context) (map[string]int64, error)

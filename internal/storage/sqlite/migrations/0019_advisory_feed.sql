@@ -21,3 +21,24 @@ CREATE TABLE advisory_events (
     set_by TEXT NOT NULL DEFAULT '',
     at     INTEGER NOT NULL
 );
+
+-- Advisory reports (docs/advisories.md "Reports"): filed by any key,
+-- reviewed by an operator. Accepting one sets the advisory (set_by
+-- 'report:<id>') in the transaction that resolves the report.
+CREATE TABLE advisory_reports (
+    id              TEXT PRIMARY KEY,
+    project_id      TEXT NOT NULL,
+    key_id          TEXT NOT NULL,
+    mint            TEXT NOT NULL,
+    kind            TEXT NOT NULL CHECK (kind IN ('impersonation', 'compromised', 'scam', 'other')),
+    claimed_asset   TEXT NOT NULL DEFAULT '',
+    evidence_url    TEXT NOT NULL DEFAULT '',
+    note            TEXT NOT NULL DEFAULT '',
+    status          TEXT NOT NULL CHECK (status IN ('pending', 'accepted', 'rejected')),
+    resolution      TEXT NOT NULL DEFAULT '',
+    resolution_note TEXT NOT NULL DEFAULT '',
+    resolved_by     TEXT NOT NULL DEFAULT '',
+    created_at      INTEGER NOT NULL,
+    resolved_at     INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX advisory_reports_status ON advisory_reports(status, created_at);
