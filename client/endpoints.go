@@ -1102,3 +1102,43 @@ type CurrentAdvisoriesResponse struct {
 func (c *Client) CurrentAdvisories(ctx context.Context) (*CurrentAdvisoriesResponse, error) {
 	return call[CurrentAdvisoriesResponse](ctx, c, "GET", "/v1/advisories/current", nil, nil)
 }
+
+// FileAdvisoryReportRequest is the body of POST /v1/advisories/reports.
+type FileAdvisoryReportRequest struct {
+	Mint         string `json:"mint"`
+	Kind         string `json:"kind"` // impersonation, compromised, scam or other
+	ClaimedAsset string `json:"claimedAsset,omitempty"`
+	EvidenceURL  string `json:"evidenceUrl,omitempty"`
+	Note         string `json:"note,omitempty"`
+}
+
+// FileAdvisoryReportResponse is the body of a filed report.
+type FileAdvisoryReportResponse struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
+
+// FileAdvisoryReport calls POST /v1/advisories/reports: report a suspicious mint for operator review (docs/advisories.md).
+func (c *Client) FileAdvisoryReport(ctx context.Context, body *FileAdvisoryReportRequest) (*FileAdvisoryReportResponse, error) {
+	return call[FileAdvisoryReportResponse](ctx, c, "POST", "/v1/advisories/reports", nil, body)
+}
+
+// AdvisoryReportResponse is the body of GET /v1/advisories/reports/{id}.
+type AdvisoryReportResponse struct {
+	ID             string  `json:"id"`
+	Mint           string  `json:"mint"`
+	Kind           string  `json:"kind"`
+	ClaimedAsset   *string `json:"claimedAsset"`
+	EvidenceURL    *string `json:"evidenceUrl"`
+	Note           *string `json:"note"`
+	Status         string  `json:"status"`
+	Resolution     *string `json:"resolution"`
+	ResolutionNote *string `json:"resolutionNote"`
+	CreatedAt      int64   `json:"createdAt"`
+	ResolvedAt     *int64  `json:"resolvedAt"`
+}
+
+// GetAdvisoryReport calls GET /v1/advisories/reports/{id}: a report's status and resolution, to the project that filed it.
+func (c *Client) GetAdvisoryReport(ctx context.Context, id string) (*AdvisoryReportResponse, error) {
+	return call[AdvisoryReportResponse](ctx, c, "GET", "/v1/advisories/reports/"+url.PathEscape(id), nil, nil)
+}

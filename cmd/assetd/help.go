@@ -47,6 +47,8 @@ var commandDocs = map[string]commandDoc{
 	"advisories set":   {args: "MINT", about: "Flag a mint as caution, compromised or blocked.", argv: [][2]string{{"MINT", "base58 mint address"}}},
 	"advisories clear": {args: "MINT", about: "Remove a mint's advisory.", argv: [][2]string{{"MINT", "base58 mint address"}}},
 	"advisories list":  {about: "List the flagged mints."},
+	"advisories reports": {args: "list | accept ID | reject ID", about: "Review advisory reports (docs/advisories.md): list them (--status pending by default, \"\" for all), accept one (--status caution, compromised or blocked sets the linked advisory; --reason) or reject it (--note).",
+		argv: [][2]string{{"list", "the reports with --status"}, {"accept ID", "accept report ID and set its advisory"}, {"reject ID", "reject report ID"}}},
 	"ingest replay": {args: "FILE", about: "Replay NDJSON trades (docs/analytics.md) into the stored candles.",
 		argv: [][2]string{{"FILE", "NDJSON file of trades"}}},
 }
