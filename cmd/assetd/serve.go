@@ -444,7 +444,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		News:  newsSvc,
 		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, ListsConfig: cfg.listsHTTP,
 		Curator: cur, ListReader: listReader,
-		AdvisoryFeed: lists.NewAdvisories(st, time.Now), StablecoinHealth: guard,
+		AdvisoryFeed: lists.NewAdvisories(st, time.Now), StablecoinHealth: guard, AdvisoryReports: lists.NewReports(st, time.Now),
 		Trades:        tradeIngest,
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
