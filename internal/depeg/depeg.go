@@ -178,8 +178,8 @@ type state struct {
 	last      Health
 }
 
-// Guard is the depeg guard. Run it on one replica (the lease holder);
-// Health may be read on any goroutine.
+// Guard is the depeg guard. Cycle (Run) must not run concurrently with
+// itself; Health may be read on any goroutine.
 type Guard struct {
 	cfg   Config
 	coins func() []Coin
@@ -301,6 +301,10 @@ func (g *Guard) Cycle(ctx context.Context) error {
 		return fmt.Errorf("%w (%d of %d)", ErrBreaker, changed, len(coins))
 	}
 	g.states = next
+	g.mu.Unlock()
+	// Advisory writes run without the lock, so Health never waits on the
+	// store; apply touches only owned/applied, which Health does not read,
+	// and cycles run one at a time.
 	var errs []error
 	if acting {
 		for _, c := range coins {
@@ -309,7 +313,6 @@ func (g *Guard) Cycle(ctx context.Context) error {
 			}
 		}
 	}
-	g.mu.Unlock()
 	if g.met != nil {
 		g.met.DepegCycle(tiers)
 	}

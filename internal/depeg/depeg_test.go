@@ -309,3 +309,22 @@ func TestRestartAdoptsOwnAdvisory(t *testing.T) {
 		t.Fatalf("not lifted after the cooldown: %s", w.events())
 	}
 }
+
+// TestHealthWhileCycling reads health while cycles run (go test -race).
+func TestHealthWhileCycling(t *testing.T) {
+	w := newWorld(t, 5)
+	w.feed.price(w.coins[0].Mint, 0.95)
+	now := w.now
+	w.g.now = func() time.Time { return now } // the cycling goroutine owns the clock below
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 30 {
+			_ = w.g.Cycle(context.Background())
+		}
+	}()
+	for range 100 {
+		w.g.Health(w.coins[0].Mint)
+	}
+	<-done
+}
