@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/assetd/assetd/internal/lists"
 )
@@ -61,7 +62,8 @@ func cursorParam(r *http.Request, name string) (int64, error) {
 		return 0, nil
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || strings.TrimLeft(s, "0123456789") != "" { // digits only: no sign
+
 		return 0, badParam(name, "Invalid "+name+": must be a cursor returned as nextCursor (a non-negative integer)", nil)
 	}
 	return n, nil

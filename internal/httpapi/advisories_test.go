@@ -2,8 +2,13 @@ package httpapi
 
 import (
 	"context"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/assetd/assetd/internal/apierr"
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/ratelimit"
@@ -94,4 +99,25 @@ func TestCurrentAdvisories(t *testing.T) {
 	if len(all) != 1 || a["mint"] != "MintB" || a["source"] != "report" || a["status"] != "blocked" || a["url"] != "https://status.example/x" {
 		t.Fatalf("%s", r.raw)
 	}
+}
+
+// FuzzCursorParam: any since value is either a 400 invalid_param or a
+// non-negative cursor that formats back to the decimal it was given.
+func FuzzCursorParam(f *testing.F) {
+	for _, s := range []string{"", "0", "41", "-1", "1e3", "00012", "9223372036854775807", "9223372036854775808", " 1", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r := httptest.NewRequest("GET", "/v1/advisories?since="+url.QueryEscape(s), nil)
+		n, err := cursorParam(r, "since")
+		if err != nil {
+			if code := err.(*apierr.Error).Details.(apierr.Details)["code"]; code != "invalid_param" {
+				t.Fatalf("%q: code %v", s, code)
+			}
+			return
+		}
+		if n < 0 || s != "" && strconv.FormatInt(n, 10) != strings.TrimLeft(s, "0") && !(n == 0 && strings.Trim(s, "0") == "") {
+			t.Fatalf("%q parsed as %d", s, n)
+		}
+	})
 }
