@@ -1177,3 +1177,80 @@ func (p *AssetChangesParams) values() url.Values {
 func (c *Client) AssetChanges(ctx context.Context, assetId string, p *AssetChangesParams) (*AssetChangesResponse, error) {
 	return call[AssetChangesResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/changes", p.values(), nil)
 }
+
+// AdvisoryFeedResponse is the body of GET /v1/advisories.
+type AdvisoryFeedResponse struct {
+	Events     json.RawMessage `json:"events"`
+	NextCursor string          `json:"nextCursor"`
+}
+
+// AdvisoryFeedParams are the query parameters of GET /v1/advisories (zero values are left out).
+type AdvisoryFeedParams struct {
+	Since string // a nextCursor from an earlier page; absent: from the start
+	Limit *int64 // events; an integer outside the range is clamped; default 100; range 1..1000
+}
+
+func (p *AdvisoryFeedParams) values() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	setString(q, "since", p.Since)
+	setInt(q, "limit", p.Limit)
+	return q
+}
+
+// AdvisoryFeed calls GET /v1/advisories: advisory changes after a cursor, oldest first (docs/advisories.md).
+func (c *Client) AdvisoryFeed(ctx context.Context, p *AdvisoryFeedParams) (*AdvisoryFeedResponse, error) {
+	return call[AdvisoryFeedResponse](ctx, c, "GET", "/v1/advisories", p.values(), nil)
+}
+
+// CurrentAdvisoriesResponse is the body of GET /v1/advisories/current.
+type CurrentAdvisoriesResponse struct {
+	Advisories json.RawMessage `json:"advisories"`
+}
+
+// CurrentAdvisories calls GET /v1/advisories/current: every active advisory (docs/advisories.md).
+func (c *Client) CurrentAdvisories(ctx context.Context) (*CurrentAdvisoriesResponse, error) {
+	return call[CurrentAdvisoriesResponse](ctx, c, "GET", "/v1/advisories/current", nil, nil)
+}
+
+// FileAdvisoryReportRequest is the body of POST /v1/advisories/reports.
+type FileAdvisoryReportRequest struct {
+	Mint         string `json:"mint"`
+	Kind         string `json:"kind"` // impersonation, compromised, scam or other
+	ClaimedAsset string `json:"claimedAsset,omitempty"`
+	EvidenceURL  string `json:"evidenceUrl,omitempty"`
+	Note         string `json:"note,omitempty"`
+}
+
+// FileAdvisoryReportResponse is the body of a filed report.
+type FileAdvisoryReportResponse struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
+
+// FileAdvisoryReport calls POST /v1/advisories/reports: report a suspicious mint for operator review (docs/advisories.md).
+func (c *Client) FileAdvisoryReport(ctx context.Context, body *FileAdvisoryReportRequest) (*FileAdvisoryReportResponse, error) {
+	return call[FileAdvisoryReportResponse](ctx, c, "POST", "/v1/advisories/reports", nil, body)
+}
+
+// AdvisoryReportResponse is the body of GET /v1/advisories/reports/{id}.
+type AdvisoryReportResponse struct {
+	ID             string  `json:"id"`
+	Mint           string  `json:"mint"`
+	Kind           string  `json:"kind"`
+	ClaimedAsset   *string `json:"claimedAsset"`
+	EvidenceURL    *string `json:"evidenceUrl"`
+	Note           *string `json:"note"`
+	Status         string  `json:"status"`
+	Resolution     *string `json:"resolution"`
+	ResolutionNote *string `json:"resolutionNote"`
+	CreatedAt      int64   `json:"createdAt"`
+	ResolvedAt     *int64  `json:"resolvedAt"`
+}
+
+// GetAdvisoryReport calls GET /v1/advisories/reports/{id}: a report's status and resolution, to the project that filed it.
+func (c *Client) GetAdvisoryReport(ctx context.Context, id string) (*AdvisoryReportResponse, error) {
+	return call[AdvisoryReportResponse](ctx, c, "GET", "/v1/advisories/reports/"+url.PathEscape(id), nil, nil)
+}

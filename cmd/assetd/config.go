@@ -150,6 +150,8 @@ type serveConfig struct {
 	quota          string
 	shutdownGrace  time.Duration
 	reloadInterval time.Duration
+	// depegPegUSD: USD values of non-USD peg currencies (--depeg-peg-usd).
+	depegPegUSD string
 	// readyMinCoverage: share of curated mints priced before /readyz is 200.
 	readyMinCoverage float64
 	// usageRetention: how long usage aggregates are kept (negative: forever).

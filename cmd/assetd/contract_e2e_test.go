@@ -377,7 +377,7 @@ func (c *contractClient) exercise(p plan) {
 		allMints = append(allMints, a.mints...)
 		id := url.PathEscape(a.id)
 		c.get("/v1/assets/" + id)
-		for _, inc := range []string{"profile", "risk", "ohlcv", "markets", "profile,risk,ohlcv,markets"} {
+		for _, inc := range []string{"profile", "risk", "ohlcv", "markets", "stablecoinHealth", "profile,risk,ohlcv,markets"} {
 			_, det := c.get("/v1/assets/" + id + "?include=" + inc)
 			includes, _ := det["includes"].(map[string]any)
 			for name, b := range includes {
@@ -445,6 +445,13 @@ func (c *contractClient) exercise(p plan) {
 
 	// News.
 	c.get("/v1/news/feed")
+	c.get("/v1/advisories")
+	c.get("/v1/advisories?since=0&limit=5")
+	c.get("/v1/advisories/current")
+	if st, rep := c.keyed("POST", "/v1/advisories/reports", map[string]string{"mint": "So11111111111111111111111111111111111111112", "kind": "other", "note": "contract walk"}); st == 201 {
+		id, _ := rep["id"].(string)
+		c.get("/v1/advisories/reports/" + url.PathEscape(id))
+	}
 	c.get("/v1/news/feed?source=news&limit=50")
 	c.get("/v1/news/feed?source=tweets")
 	for _, id := range p.coinIDs {

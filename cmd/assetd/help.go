@@ -53,6 +53,8 @@ var commandDocs = map[string]commandDoc{
 		"encoding json or jsonParsed) and print the trade events of their USD-stable swap legs as NDJSON (every leg with --all-legs); " +
 		"a summary per file goes to stderr. No store is opened.",
 		argv: [][2]string{{"FILE...", "recorded JSON-RPC response files"}}, noStore: true},
+	"advisories reports": {args: "list | accept ID | reject ID", about: "Review advisory reports (docs/advisories.md): list them (--status pending by default, \"\" for all), accept one (--status caution, compromised or blocked sets the linked advisory; --reason) or reject it (--note).",
+		argv: [][2]string{{"list", "the reports with --status"}, {"accept ID", "accept report ID and set its advisory"}, {"reject ID", "reject report ID"}}},
 	"ingest replay": {args: "FILE", about: "Replay NDJSON trades (docs/analytics.md) into the stored candles.",
 		argv: [][2]string{{"FILE", "NDJSON file of trades"}}},
 }

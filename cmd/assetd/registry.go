@@ -55,6 +55,9 @@ type registryLoader struct {
 	last     [sha256.Size]byte
 	version  int64 // registry topic version read before the last successful load
 	loaded   bool
+	// extra documents go over the stored ones (--demo: the synthetic
+	// depegging stablecoin, demo.SyntheticStablecoin).
+	extra []registry.Document
 }
 
 // load builds the snapshot of the stored documents, or returns
@@ -92,7 +95,7 @@ func (l *registryLoader) load(ctx context.Context) (*registry.Snapshot, *registr
 		remember()
 		return nil, nil, errRegistryUnchanged
 	}
-	snap, rep, err := buildRegistry(docs)
+	snap, rep, err := buildRegistry(docs, l.extra...)
 	if err == nil {
 		remember()
 	}

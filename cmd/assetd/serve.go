@@ -20,6 +20,8 @@ import (
 	"github.com/assetd/assetd/internal/connlimit"
 	"github.com/assetd/assetd/internal/curator"
 	"github.com/assetd/assetd/internal/decimals"
+	"github.com/assetd/assetd/internal/demo"
+	"github.com/assetd/assetd/internal/depeg"
 	"github.com/assetd/assetd/internal/framing"
 	"github.com/assetd/assetd/internal/httpapi"
 	"github.com/assetd/assetd/internal/ingest"
@@ -75,6 +77,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.StringVar(&cfg.market.preIPOFile, "preipo-file", "", "JSON file of pre-IPO reference marks (docs/providers.md)")
 	fs.DurationVar(&cfg.market.warmInterval, "warm-interval", 30*time.Second, "how often every registry mint's market data is re-warmed")
 	fs.DurationVar(&cfg.market.startupWarmup, "startup-warmup", 3*time.Second, "how long start-up may spend filling the market cache before serving")
+	fs.StringVar(&cfg.depegPegUSD, "depeg-peg-usd", "", "USD value of each non-USD peg currency the depeg guard judges, e.g. EUR=1.08,CHF=1.13 (a variant tagged peg:EUR is pegged to the euro; docs/advisories.md)")
 	fs.IntVar(&cfg.lists.ListsPerProject, "lists-per-project", lists.DefaultListsPerProject, "community lists one project may own")
 	fs.IntVar(&cfg.lists.MembersPerList, "list-members-max", lists.DefaultMembersPerList, "members of one community list")
 	fs.IntVar(&cfg.lists.BatchSize, "list-batch-max", lists.DefaultBatchSize, "mints per bulk member add")
@@ -230,6 +233,9 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 
 	keys := apikey.NewCache(st, log)
 	regs := &registryLoader{st: st, versions: st}
+	if cfg.demo {
+		regs.extra = []registry.Document{demo.SyntheticStablecoin()}
+	}
 	snap, _, err := regs.load(ctx)
 	if err != nil {
 		return err
@@ -444,6 +450,18 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	quotas := ratelimit.NewQuotas(rates, st, log, ratelimit.QuotaOptions{})
 	var limiter ratelimit.Limiter = quotas
+	pegRates, err := parsePegRates(cfg.depegPegUSD)
+	if err != nil {
+		return err
+	}
+	// The depeg guard judges on every replica (stablecoin health) and
+	// writes advisories only on the lease holder (docs/advisories.md).
+	guard := depeg.New(depeg.Options{
+		Config: depeg.Config{PegUSD: pegRates},
+		Coins:  func() []depeg.Coin { return depeg.Coins(cat.Snapshot()) },
+		Feed:   depegFeed{eng: eng, cache: mp.cache, now: time.Now},
+		Adv:    lists.NewAdvisories(st, time.Now), Log: log, Metrics: m, Act: ref.leader(),
+	})
 	rec := usage.NewRecorder(st, log, usage.Options{Retention: cfg.usageRetention})
 	registerOpsMetrics(m, mp.cache, func() []string { return cat.Snapshot().Mints() }, rec)
 	registerAdmissionMetrics(m, eng)
@@ -453,6 +471,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		News:  newsSvc,
 		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, ListsConfig: cfg.listsHTTP,
 		Curator: cur, ListReader: listReader,
+		AdvisoryFeed: lists.NewAdvisories(st, time.Now), StablecoinHealth: guard, AdvisoryReports: lists.NewReports(st, time.Now),
 		Trades:        tradeIngest,
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
@@ -487,6 +506,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { newsSvc.Run(gctx); return nil })
 	g.Go(func() error { return chain.Run(gctx) })
 	g.Go(func() error { ref.run(gctx); return nil })
+	g.Go(func() error { guard.Run(gctx, depegInterval); return nil })
 	// flushStopped closes when the periodic candle save loop has returned:
 	// the final save must not run concurrently with it, nor before it.
 	flushStopped := make(chan struct{})

@@ -38,6 +38,7 @@ type store interface {
 	registryStore
 	lists.Store
 	lists.AdvisoryStore
+	lists.ReportStore
 	tokenindex.Store
 	ingest.Store
 	tradestream.SignatureStore

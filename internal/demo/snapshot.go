@@ -22,6 +22,9 @@ type metrics struct {
 
 // priceAt is the mint's USD price at unix second t.
 func (w *World) priceAt(p *profile, t int64) float64 {
+	if p.mint == SyntheticStablecoinMint {
+		return syntheticPrice(t)
+	}
 	return math.Exp(p.path.lnLevel + p.lnFactor + p.path.warp(w.xAt(p.path, t)))
 }
 

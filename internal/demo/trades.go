@@ -167,6 +167,9 @@ func (g *tradeGen) minute(out []SimTrade, m, c int64, vol, x0, x1, stepSD float6
 		usd := vol * d.size / total
 		x := x0 + (x1-x0)*float64(d.sec)/60
 		price := math.Exp(base + p.path.warp(x))
+		if p.mint == SyntheticStablecoinMint {
+			price = syntheticPrice(t)
+		}
 		impact := math.Min(0.02, usd/math.Max(p.liq0, 1)*0.5)
 		side := SideSell
 		if d.buy {

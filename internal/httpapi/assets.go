@@ -70,7 +70,7 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) error {
 }
 
 // Include blocks of asset detail (spec enumeration "include block").
-var includeBlocks = []string{"profile", "risk", "ohlcv", "markets"}
+var includeBlocks = []string{"profile", "risk", "ohlcv", "markets", "stablecoinHealth"}
 
 var ohlcvIntervals = []string{"1m", "5m", "15m", "1H", "4H", "1D", "1W"}
 

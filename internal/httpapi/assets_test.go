@@ -469,7 +469,7 @@ func TestAssetDetail(t *testing.T) {
 		wantErr(t, r, 400, "BadRequestError", "invalid_include")
 		det := errDetails(r)
 		if d := cmp.Diff(map[string]any{"code": "invalid_include", "param": "include",
-			"allowed": []any{"profile", "risk", "ohlcv", "markets"}, "invalid": []any{"news", "charts"}}, det); d != "" {
+			"allowed": []any{"profile", "risk", "ohlcv", "markets", "stablecoinHealth"}, "invalid": []any{"news", "charts"}}, det); d != "" {
 			t.Errorf("invalid_include details (-want +got):\n%s", d)
 		}
 		wantErr(t, h.get(t, "/v1/assets/usd?include=PROFILE"), 400, "BadRequestError", "invalid_include")

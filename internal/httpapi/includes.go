@@ -23,6 +23,8 @@ var includeScopes = map[string]string{
 	"risk":    apikey.ScopeRiskRead,
 	"ohlcv":   apikey.ScopeOHLCVRead,
 	"markets": apikey.ScopeMarketsRead,
+	// The depeg guard's judgement is market data anyone reading assets sees.
+	"stablecoinHealth": apikey.ScopeAssetsRead,
 }
 
 // includeParams are what the include blocks of one call depend on.
@@ -119,6 +121,8 @@ func (s *Server) includeBlock(name string, p includeParams) includeBlock {
 		}{p.interval, p.from, p.to, s.charts().Detail(s.registryAsset(p.res), p.mint, p.explicitMint, p.interval, p.from, p.to)}}
 	case "markets":
 		return includeBlock{OK: true, Data: s.marketsPage(p.mint, p.marketsOffset, p.marketsLimit)}
+	case "stablecoinHealth":
+		return s.stablecoinHealthBlock(s.registryAsset(p.res))
 	}
 	return includeBlock{Reason: reasonError, Message: "unknown block " + name}
 }

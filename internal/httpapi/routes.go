@@ -49,6 +49,8 @@ var (
 	detailRead  = []string{apikey.ScopeAssetsRead, apikey.ScopeProfileRead, apikey.ScopeRiskRead, apikey.ScopeOHLCVRead, apikey.ScopeMarketsRead}
 	tradesWrite = []string{apikey.ScopeTradesWrite}
 	execRead    = []string{apikey.ScopeAssetsRead, apikey.ScopeExecutionRead}
+	// anyScope: every key (advisory reports).
+	anyScope = apikey.AllScopes[:]
 )
 
 // Cache-Control policies (always private: responses depend on the key).
@@ -115,6 +117,20 @@ func (s *Server) routes() []route {
 			{pattern: "GET /v2/execution/links", scopes: execRead, cache: cacheLinks, handler: s.executionLinks},
 			{pattern: "GET /v2/execution/evaluate", scopes: execRead, cache: noStore, handler: s.executionEvaluate},
 			{pattern: "GET /v2/execution/route", scopes: execRead, cache: noStore, handler: s.executionRoute},
+		}...)
+	}
+	if s.d.AdvisoryFeed != nil {
+		rs = append(rs, []route{
+			// Advisory feed (docs/advisories.md): read from the store.
+			{pattern: "GET /v1/advisories", scopes: read, cache: noStore, handler: s.advisoryFeed},
+			{pattern: "GET /v1/advisories/current", scopes: read, cache: noStore, handler: s.currentAdvisories},
+		}...)
+	}
+	if s.d.AdvisoryReports != nil {
+		rs = append(rs, []route{
+			// Reports: any key; a project reads only its own.
+			{pattern: "POST /v1/advisories/reports", scopes: anyScope, cache: noStore, handler: s.fileReport},
+			{pattern: "GET /v1/advisories/reports/{id}", scopes: anyScope, cache: noStore, handler: s.getReport},
 		}...)
 	}
 	if s.d.Dashboard != nil {

@@ -80,6 +80,19 @@ type Deps struct {
 	News NewsFeed
 	// Advisories annotates mints (nil: none flagged).
 	Advisories AdvisoryLookup
+	// StablecoinHealth is the depeg guard's judgement behind
+	// include=stablecoinHealth (nil: every stablecoin reads stale ok).
+	StablecoinHealth StablecoinHealth
+	// AdvisoryFeed serves GET /v1/advisories and /v1/advisories/current
+	// (nil: those routes answer 404).
+	AdvisoryFeed AdvisoryFeed
+	// AdvisoryReports serves POST /v1/advisories/reports and GET
+	// /v1/advisories/reports/{id} (nil: absent); ReportBudget reports per
+	// ReportWindow per key (defaults DefaultReportBudget per
+	// DefaultReportWindow).
+	AdvisoryReports AdvisoryReports
+	ReportBudget    int
+	ReportWindow    time.Duration
 	// Curator answers GET /v2/lists/search-tokens (nil: the route is absent).
 	Curator *curator.Service
 	// ListsConfig tunes member resolution and provider budgets.

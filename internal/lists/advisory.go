@@ -36,6 +36,19 @@ type AdvisoryStore interface {
 	// AdvisorySnapshot returns every flag keyed by mint, for the
 	// in-memory snapshot the read path annotates from.
 	AdvisorySnapshot(ctx context.Context) (map[string]asset.Advisory, error)
+	// SetAdvisoryOwned is SetAdvisory that only writes when the mint is
+	// unflagged or its flag was set by owner (owner "": always); ok says
+	// whether it wrote. A set that changes status, reason, url or setBy
+	// appends a feed event in the same transaction (feed.go).
+	SetAdvisoryOwned(ctx context.Context, a Advisory, owner string) (out Advisory, ok bool, err error)
+	// LiftAdvisory deletes the flag of mint at unix ms at when it exists
+	// and (owner != "") was set by owner, appending a "lifted" event;
+	// ok says whether it did. Errors: storage.ErrNotFound when owner is ""
+	// and the mint is not flagged.
+	LiftAdvisory(ctx context.Context, mint, owner string, at int64) (ok bool, err error)
+	// AdvisoryEvents returns up to limit feed events with a cursor above
+	// since, oldest first.
+	AdvisoryEvents(ctx context.Context, since int64, limit int) ([]AdvisoryEvent, error)
 }
 
 // AdvisoryStatuses lists the advisory statuses, most severe last.
@@ -84,7 +97,7 @@ func (a *Advisories) Set(ctx context.Context, mint, status, reason string, url *
 
 // Clear lifts the flag of mint (storage.ErrNotFound when not flagged).
 func (a *Advisories) Clear(ctx context.Context, mint string) error {
-	if err := a.store.ClearAdvisory(ctx, mint); err != nil {
+	if _, err := a.store.LiftAdvisory(ctx, mint, "", a.now().UnixMilli()); err != nil {
 		return fmt.Errorf("clear advisory %s: %w", mint, err)
 	}
 	return nil

@@ -25,6 +25,16 @@ func (c *Cache) Market(mint string) *asset.Market {
 	return c.withAnalytics(mint, snap, now)
 }
 
+// ProviderMarket returns the cached snapshot of mint as the market
+// providers gave it (no trade overlay), or nil, without scheduling
+// anything (the depeg guard's market source).
+func (c *Cache) ProviderMarket(mint string) *asset.Market {
+	if it := c.snaps.read(mint, c.o.Now(), SnapshotFreshTTL); it != nil {
+		return it.val.merged
+	}
+	return nil
+}
+
 // withAnalytics overlays the analytics engine's market of mint on snap
 // (see mergeAnalytics); without an engine or engine data snap is returned
 // as is (no allocation).

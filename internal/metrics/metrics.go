@@ -33,6 +33,8 @@ type Metrics struct {
 	Ops
 	// Redis: the shared limits' state and fallbacks (redis.go).
 	Redis
+	// Advisories: the depeg guard (advisories.go).
+	Advisories
 	// NewsFetches counts news source fetches by feed source and outcome
 	// (ok, not_modified, timeout, rate_limited, malformed, upstream_error).
 	NewsFetches *prometheus.CounterVec
@@ -95,8 +97,9 @@ func New() *Metrics {
 		NewsItems: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "assetd_news_items", Help: "News feed items served from memory, by feed source.",
 		}, []string{"feed_source"}),
-		Ops:   newOps(),
-		Redis: newRedis(),
+		Ops:        newOps(),
+		Redis:      newRedis(),
+		Advisories: newAdvisories(),
 	}
 	m.Registry.MustRegister(m.Requests, m.Latency, m.InFlight, m.Limiter, m.Panics, m.AuthFails, m.Includes, m.ProviderNulled,
 		m.TradesAccepted, m.TradesDuplicates, m.TradesRejected, m.TradesRebuild,
@@ -104,6 +107,7 @@ func New() *Metrics {
 		m.NewsFetches, m.NewsDeduplicated, m.NewsItems,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Registry.MustRegister(m.RedisState, m.RedisFallbacks)
+	m.Registry.MustRegister(m.Advisories.collectors()...)
 	return m
 }
 

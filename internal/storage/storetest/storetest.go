@@ -34,6 +34,7 @@ type Store interface {
 	usage.Sink
 	lists.Store
 	lists.AdvisoryStore
+	lists.ReportStore
 	project.Store
 	tokenlist.Store
 	Versions(ctx context.Context) (map[string]int64, error)
@@ -129,6 +130,9 @@ func Run(t *testing.T, h Harness) {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
 	}
 	for _, tc := range TradeTests { // trades.go
+		t.Run(tc.Name, func(t *testing.T) { tc.Fn(t, h) })
+	}
+	for _, tc := range AdvisoryFeedTests { // advisoryfeed.go
 		t.Run(tc.Name, func(t *testing.T) { tc.Fn(t, h) })
 	}
 	for _, tc := range ChangeTests { // changes.go
