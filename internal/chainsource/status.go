@@ -138,3 +138,11 @@ func (s *Source) Status() Status {
 	}
 	return st
 }
+
+// Off is the status when no trade source is configured.
+func Off() Status {
+	st := newStatus("none")
+	st.Gaps = []storage.SourceGap{}
+	st.Programs = []ProgramCount{}
+	return st
+}
