@@ -169,6 +169,7 @@ type serveConfig struct {
 	http                httpFlags
 	redis               redisFlags
 	refresh             refreshFlags
+	tradeSource         tradeSourceFlags
 }
 
 // listLookupFlags bound the live member lookups of lists.Reader.

@@ -49,6 +49,8 @@ var commandDocs = map[string]commandDoc{
 	"advisories list":  {about: "List the flagged mints."},
 	"ingest replay": {args: "FILE", about: "Replay NDJSON trades (docs/analytics.md) into the stored candles.",
 		argv: [][2]string{{"FILE", "NDJSON file of trades"}}},
+	"trades backfill": {about: "Fetch the blocks of slots --from-slot..--to-slot through the Solana RPC trade source into the store " +
+		"(docs/tradesource.md); resumable and exactly-once: an interrupted run resumes at its cursor, a re-run stores only duplicates."},
 }
 
 // newFlagSet returns a flag set that reports errors only through its

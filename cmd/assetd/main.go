@@ -62,6 +62,7 @@ Usage:
   assetd advisories clear MINT
   assetd advisories list
   assetd ingest replay FILE [--batch 10000]   NDJSON trades into the stored candles
+  assetd trades backfill --solana-rpc-url URL --from-slot A --to-slot B   chain trades of a slot range
   assetd registry remove SOURCE
   assetd tokens import FILE [--source NAME] [--dry-run]   token index (CSV, token-list JSON, Jupiter array)
   assetd tokens stats
@@ -106,6 +107,8 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.tokens(ctx, args[1:])
 	case "ingest":
 		return c.ingest(ctx, args[1:])
+	case "trades":
+		return c.trades(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(c.stdout, usageText)
 		return nil

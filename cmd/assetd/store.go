@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/assetd/assetd/internal/chainsource"
 	"io"
 	"log/slog"
 	"time"
@@ -39,6 +40,7 @@ type store interface {
 	lists.AdvisoryStore
 	tokenindex.Store
 	ingest.Store
+	chainsource.Store
 	tradestream.SignatureStore
 	news.Store
 	project.Store
