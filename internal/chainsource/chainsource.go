@@ -79,6 +79,8 @@ type Config struct {
 	// the RPC allows 500,000). Batch is the most blocks committed in one
 	// transaction (default 32).
 	Window, Batch int
+	// Fetchers is how many getBlock calls run at once (default 4).
+	Fetchers int
 	// Poll is the pause when following at the head (default 400 ms, a
 	// slot). GapBackoff is the first pause before a gap is retried,
 	// doubling per attempt up to 5 minutes (default 1 s).
@@ -129,6 +131,9 @@ func New(cfg Config) *Source {
 	}
 	if cfg.Batch <= 0 {
 		cfg.Batch = 32
+	}
+	if cfg.Fetchers <= 0 {
+		cfg.Fetchers = 4
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = 400 * time.Millisecond
@@ -353,11 +358,24 @@ func (s *Source) commit(ctx context.Context, slots []int64, fill []int64, fronti
 	var trades []analytics.Trade
 	var failed []fetched
 	filled := map[int64]bool{}
-	for _, slot := range slots {
-		f := s.fetch(ctx, slot)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	// The blocks are fetched concurrently (Fetchers at a time, under the
+	// client's shared request budget) and taken in slot order.
+	results := make([]fetched, len(slots))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, s.cfg.Fetchers)
+	for i, slot := range slots {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			results[i] = s.fetch(ctx, slot)
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	for _, f := range results {
+		slot := f.slot
 		if f.err != nil {
 			failed = append(failed, f)
 			continue
