@@ -155,7 +155,10 @@ func (ts *tradeSource) registerMetrics(m *metrics.Metrics) {
 	if ts == nil || m == nil {
 		return
 	}
-	st := ts.src.Status
+	registerTradeSourceMetrics(m, ts.src.Status)
+}
+
+func registerTradeSourceMetrics(m *metrics.Metrics, st func() chainsource.Status) {
 	gauge, counter := prometheus.GaugeValue, prometheus.CounterValue
 	m.Sample("assetd_tradesource_state", "The chain trade source's state (1 for the current one).", gauge, []string{"state"}, func(emit func(float64, ...string)) {
 		s := st().State
