@@ -169,7 +169,11 @@ func TestParseRetryAfter(t *testing.T) {
 
 func TestBudgetShared(t *testing.T) {
 	c := New("http://unused", Options{RPS: 2, Burst: 2})
-	if !c.lim.Allow() || !c.lim.Allow() || c.lim.Allow() {
-		t.Fatal("burst of 2 then empty expected")
+	var got []bool
+	for range 3 {
+		got = append(got, c.lim.Allow())
+	}
+	if !got[0] || !got[1] || got[2] {
+		t.Fatalf("allowed %v: a burst of 2 then empty expected", got)
 	}
 }
