@@ -79,6 +79,9 @@ type Config struct {
 	// the RPC allows 500,000). Batch is the most blocks committed in one
 	// transaction (default 32).
 	Window, Batch int
+	// MaxGaps is the most open gaps: with as many, the source retries
+	// them and fetches no new slot (default 256).
+	MaxGaps int
 	// Fetchers is how many getBlock calls run at once (default 4).
 	Fetchers int
 	// Poll is the pause when following at the head (default 400 ms, a
@@ -131,6 +134,9 @@ func New(cfg Config) *Source {
 	}
 	if cfg.Batch <= 0 {
 		cfg.Batch = 32
+	}
+	if cfg.MaxGaps <= 0 {
+		cfg.MaxGaps = 256
 	}
 	if cfg.Fetchers <= 0 {
 		cfg.Fetchers = 4
@@ -227,6 +233,11 @@ func (s *Source) Step(ctx context.Context) (more bool, err error) {
 	s.mu.Lock()
 	cur := s.cur
 	s.mu.Unlock()
+	if len(cur.Gaps) >= s.cfg.MaxGaps {
+		// Bounded memory and cursor: no new slots until gaps are filled
+		// (an endpoint that serves no block, a decoder that fails).
+		return false, fmt.Errorf("%d open gaps: not advancing until some are filled (last: %s)", len(cur.Gaps), cur.Gaps[len(cur.Gaps)-1].LastError)
+	}
 	if cur.Frontier >= head {
 		if s.cfg.Stop > 0 && cur.Through >= s.cfg.Stop {
 			return false, ErrDone

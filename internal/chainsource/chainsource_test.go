@@ -462,3 +462,22 @@ func TestGapList(t *testing.T) {
 		t.Fatalf("%+v", g)
 	}
 }
+
+func TestSourceStopsAtMaxGaps(t *testing.T) {
+	txs := loadRecorded(t)
+	w := newWorld(t, txs)
+	ctx := context.Background()
+	failing := func([]byte, int64) ([]swapdecode.Tx, error) { return nil, errors.New("decoder failure") }
+	p := w.start(t, Config{Decode: failing, Trades: fakeTrades, MaxGaps: 2})
+	if _, err := p.src.Step(ctx); err != nil { // 100, 102 fail (104 too): 3 gaps
+		t.Fatal(err)
+	}
+	before := p.src.Status()
+	if _, err := p.src.Step(ctx); err == nil {
+		t.Fatal("a step past MaxGaps advanced")
+	}
+	after := p.src.Status()
+	if len(after.Gaps) < 2 || after.ContiguousThroughSlot != 99 || after.Blocks.Fetched != before.Blocks.Fetched || after.LastError == "" {
+		t.Fatalf("before %+v\nafter %+v", before, after)
+	}
+}
