@@ -185,13 +185,19 @@ var ErrDone = errors.New("chainsource: range complete")
 // Run steps until ctx ends (nil) or a bounded source completes (nil).
 // Errors of a step are counted, logged and retried after Poll.
 func (s *Source) Run(ctx context.Context) error {
+	failing := false // log a failure once per run of failures
 	for ctx.Err() == nil {
 		more, err := s.Step(ctx)
 		if errors.Is(err, ErrDone) {
 			return nil
 		}
-		if err != nil && ctx.Err() == nil {
-			s.cfg.Log.Warn("trade source step failed; retrying", "err", err)
+		switch {
+		case err != nil && ctx.Err() == nil && !failing:
+			s.cfg.Log.Warn("trade source step failed; retrying (logged once until a step succeeds)", "err", err)
+			failing = true
+		case err == nil && failing:
+			s.cfg.Log.Info("trade source steps succeed again")
+			failing = false
 		}
 		if !more || err != nil {
 			if err := s.cfg.Sleep(ctx, s.cfg.Poll); err != nil {
