@@ -103,6 +103,7 @@ type Source struct {
 	mu     sync.Mutex
 	cur    storage.SourceCursor
 	loaded bool
+	active bool // stepping as the leader (Status: not off)
 	next   map[int64]time.Time // gap start -> earliest retry
 	stats  Status
 	lastOK time.Time
@@ -215,10 +216,13 @@ func (s *Source) Step(ctx context.Context) (more bool, err error) {
 	if s.cfg.Leader != nil && !s.cfg.Leader() {
 		s.mu.Lock()
 		s.loaded = false // re-read the cursor on taking over
-		s.stats.State = StateOff
+		s.active = false
 		s.mu.Unlock()
 		return false, nil
 	}
+	s.mu.Lock()
+	s.active = true
+	s.mu.Unlock()
 	defer func() { s.noteStep(err) }()
 	var head int64
 	if err := s.cfg.RPC.Call(ctx, "getSlot", []any{map[string]any{"commitment": s.cfg.Commitment}}, &head); err != nil {

@@ -481,3 +481,20 @@ func TestSourceStopsAtMaxGaps(t *testing.T) {
 		t.Fatalf("before %+v\nafter %+v", before, after)
 	}
 }
+
+type downRPC struct{}
+
+func (downRPC) Call(context.Context, string, []any, any) error { return errors.New("connection refused") }
+
+func TestSourceStalledWhenRPCDown(t *testing.T) {
+	src := New(Config{RPC: downRPC{}, Clock: func() time.Time { return time.Unix(1_800_000_000, 0) }})
+	if st := src.Status(); st.State != StateOff {
+		t.Fatalf("before any step: %s", st.State)
+	}
+	if _, err := src.Step(context.Background()); err == nil {
+		t.Fatal("step with the RPC down succeeded")
+	}
+	if st := src.Status(); st.State != StateStalled || st.LastError == "" {
+		t.Fatalf("RPC down: %+v", st)
+	}
+}

@@ -119,7 +119,8 @@ func (s *Source) Status() Status {
 	if st.Gaps == nil {
 		st.Gaps = []storage.SourceGap{}
 	}
-	if st.State == StateOff && !s.loaded {
+	if !s.active {
+		st.State = StateOff
 		return st
 	}
 	st.ContiguousThroughSlot = s.cur.Through
