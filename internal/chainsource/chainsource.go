@@ -103,7 +103,7 @@ type Source struct {
 	mu     sync.Mutex
 	cur    storage.SourceCursor
 	loaded bool
-	active bool // stepping as the leader (Status: not off)
+	active bool                // stepping as the leader (Status: not off)
 	next   map[int64]time.Time // gap start -> earliest retry
 	stats  Status
 	lastOK time.Time

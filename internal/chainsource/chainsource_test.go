@@ -484,7 +484,9 @@ func TestSourceStopsAtMaxGaps(t *testing.T) {
 
 type downRPC struct{}
 
-func (downRPC) Call(context.Context, string, []any, any) error { return errors.New("connection refused") }
+func (downRPC) Call(context.Context, string, []any, any) error {
+	return errors.New("connection refused")
+}
 
 func TestSourceStalledWhenRPCDown(t *testing.T) {
 	src := New(Config{RPC: downRPC{}, Clock: func() time.Time { return time.Unix(1_800_000_000, 0) }})
