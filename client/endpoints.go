@@ -502,6 +502,49 @@ type HealthResponse struct {
 	Simulated *bool `json:"simulated,omitempty"`
 }
 
+// TradeSourceGap is an open gap of the chain trade source.
+type TradeSourceGap struct {
+	FromSlot  int64  `json:"fromSlot"`
+	ToSlot    int64  `json:"toSlot"`
+	Attempts  int    `json:"attempts"`
+	LastError string `json:"lastError,omitempty"`
+}
+
+// TradeSourceProgram counts one DEX program's legs and trades.
+type TradeSourceProgram struct {
+	Program  string `json:"program"`
+	Venue    string `json:"venue,omitempty"`
+	Decoded  int64  `json:"decoded"`
+	Stable   int64  `json:"stable"`
+	Unparsed int64  `json:"unparsed"`
+}
+
+// TradeSourceResponse is the body of GET /v1/internal/trades/source.
+type TradeSourceResponse struct {
+	Source                string           `json:"source"`
+	State                 string           `json:"state"`
+	HeadSlot              int64            `json:"headSlot"`
+	ContiguousThroughSlot int64            `json:"contiguousThroughSlot"`
+	LagSlots              int64            `json:"lagSlots"`
+	LagSeconds            float64          `json:"lagSeconds"`
+	LastError             string           `json:"lastError,omitempty"`
+	Gaps                  []TradeSourceGap `json:"gaps"`
+	Blocks                struct {
+		Fetched, Skipped, Failed int64
+	} `json:"blocks"`
+	Transactions struct {
+		Seen     int64 `json:"seen"`
+		Failed   int64 `json:"failed"`
+		WithLegs int64 `json:"withLegs"`
+	} `json:"transactions"`
+	Programs []TradeSourceProgram `json:"programs"`
+	Trades   struct {
+		Emitted    int64            `json:"emitted"`
+		Duplicates int64            `json:"duplicates"`
+		Rejected   map[string]int64 `json:"rejected"`
+	} `json:"trades"`
+}
+
 // IngestTradesResponse is the body of POST /v1/internal/trades.
 type IngestTradesResponse struct {
 	Accepted   int64           `json:"accepted"`
@@ -955,6 +998,12 @@ func (c *Client) AssetVariants(ctx context.Context, assetId string, p *AssetVari
 // Health calls GET /v1/health: liveness.
 func (c *Client) Health(ctx context.Context) (*HealthResponse, error) {
 	return call[HealthResponse](ctx, c, "GET", "/v1/health", nil, nil)
+}
+
+// GetTradeSource calls GET /v1/internal/trades/source: the chain trade
+// source's state, cursor, gaps and counts.
+func (c *Client) GetTradeSource(ctx context.Context) (*TradeSourceResponse, error) {
+	return call[TradeSourceResponse](ctx, c, "GET", "/v1/internal/trades/source", nil, nil)
 }
 
 // IngestTrades calls POST /v1/internal/trades: ingest trades (NDJSON or a JSON array).

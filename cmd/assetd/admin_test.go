@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/assetd/assetd/internal/chainsource"
 	"io"
 	"net/http/httptest"
 	"os"
@@ -83,6 +84,11 @@ func TestEveryMetricIsDocumented(t *testing.T) {
 	m.NewsFetches.WithLabelValues("newsprov", "ok").Inc()
 	m.NewsDeduplicated.WithLabelValues("url").Inc()
 	m.NewsItems.WithLabelValues("newsprov").Set(1)
+	registerTradeSourceMetrics(m, func() chainsource.Status {
+		st := chainsource.Off()
+		st.Programs = []chainsource.ProgramCount{{Program: "synthetic-program", Decoded: 2, Stable: 1}}
+		return st
+	})
 
 	srv := httptest.NewServer(adminMux(m))
 	defer srv.Close()

@@ -174,6 +174,7 @@ type serveConfig struct {
 	redis               redisFlags
 	refresh             refreshFlags
 	yellowstone         yellowstoneFlags
+	tradeSource         tradeSourceFlags
 }
 
 // listLookupFlags bound the live member lookups of lists.Reader.

@@ -476,6 +476,8 @@ func (c *contractClient) exercise(p plan) {
 		}
 		c.keyed("POST", "/v1/internal/trades", []any{trade})
 	}
+	// The chain trade source's status (none configured here: state off).
+	c.keyed("GET", "/v1/internal/trades/source", nil)
 
 	// Lists: the whole lifecycle of a community list.
 	c.get("/v2/lists")

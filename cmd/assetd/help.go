@@ -57,6 +57,8 @@ var commandDocs = map[string]commandDoc{
 		argv: [][2]string{{"list", "the reports with --status"}, {"accept ID", "accept report ID and set its advisory"}, {"reject ID", "reject report ID"}}},
 	"ingest replay": {args: "FILE", about: "Replay NDJSON trades (docs/analytics.md) into the stored candles.",
 		argv: [][2]string{{"FILE", "NDJSON file of trades"}}},
+	"trades backfill": {about: "Fetch the blocks of slots --from-slot..--to-slot through the Solana RPC trade source into the store " +
+		"(docs/tradesource.md); resumable and exactly-once: an interrupted run resumes at its cursor, a re-run stores only duplicates."},
 }
 
 // newFlagSet returns a flag set that reports errors only through its

@@ -63,6 +63,7 @@ Usage:
   assetd advisories list
   assetd ingest replay FILE [--batch 10000]   NDJSON trades into the stored candles
   assetd trades decode [--all-legs] FILE...   swap legs and USD-stable trades of recorded transactions/blocks
+  assetd trades backfill --solana-rpc-url URL --from-slot A --to-slot B   chain trades of a slot range
   assetd registry remove SOURCE
   assetd tokens import FILE [--source NAME] [--dry-run]   token index (CSV, token-list JSON, Jupiter array)
   assetd tokens stats

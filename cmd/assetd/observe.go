@@ -63,11 +63,17 @@ type pinger interface {
 // newReadiness builds the /readyz checker: the store answers its change
 // poll, the registry holds assets, and (with a price provider) the cache
 // prices min of the curated mints.
-func newReadiness(st pinger, cat *catalog.Catalog, mp *marketPipeline, min float64) *readiness.Checker {
+func newReadiness(st pinger, cat *catalog.Catalog, mp *marketPipeline, min float64, source *tradeSource) *readiness.Checker {
 	c := &readiness.Checker{
 		Store:       func(ctx context.Context) error { _, err := st.Versions(ctx); return err },
 		Assets:      func() int { return cat.Snapshot().Stats().Assets },
 		MinCoverage: min,
+	}
+	if source != nil {
+		c.TradeSource = func() readiness.TradeSourceCheck {
+			s := source.src.Status()
+			return readiness.TradeSourceCheck{Source: s.Source, State: s.State, LagSlots: s.LagSlots, Gaps: len(s.Gaps)}
+		}
 	}
 	if mp.priced {
 		c.Coverage = func() (float64, map[string]float64) { return mp.cache.Coverage(cat.Snapshot().Mints()) }

@@ -98,6 +98,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	addRedisFlags(fs, &cfg.redis)
 	addRefreshFlags(fs, &cfg.refresh)
 	addYellowstoneFlags(fs, &cfg.yellowstone)
+	addTradeSourceFlags(fs, &cfg.tradeSource)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes (with --nats-url, the fallback to change events: default 5s)")
 	if err := c.parse(fs, args, true); err != nil {
 		return cfg, err
@@ -136,6 +137,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 		errs = append(errs, err)
 	}
 	if err := cfg.yellowstone.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := cfg.tradeSource.validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if err := cfg.redis.validate(); err != nil {
@@ -421,6 +425,15 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		}
 		tradeWorker = func(ctx context.Context) { runTradeWorker(ctx, bus, stream, trades, st, log) }
 	}
+	// The chain trade source (--solana-rpc-url) stores through the same
+	// ingester as POST /v1/internal/trades (docs/tradesource.md).
+	var source *tradeSource
+	if trades != nil {
+		if source, err = newTradeSource(cfg, st, trades, log); err != nil {
+			return err
+		}
+		source.registerMetrics(m)
+	}
 	rate, window, _ := parseRate(cfg.rate)
 	quota, _ := parseQuota(cfg.quota)
 	// Decimals resolve registry → chain facts → token index → market cache
@@ -473,10 +486,11 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Curator: cur, ListReader: listReader,
 		AdvisoryFeed: lists.NewAdvisories(st, time.Now), StablecoinHealth: guard, AdvisoryReports: lists.NewReports(st, time.Now),
 		Trades:        tradeIngest,
+		TradeSource:   source.status(),
 		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
-		Readiness:   newReadiness(st, cat, mp, cfg.readyMinCoverage),
+		Readiness:   newReadiness(st, cat, mp, cfg.readyMinCoverage, source),
 		TokenLists:  &tokenlist.Exporter{Store: st, Now: time.Now},
 		Dashboard:   newDashboard(log, st, router, listSvc, listViews, listReader),
 		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
@@ -507,6 +521,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { return chain.Run(gctx) })
 	g.Go(func() error { ref.run(gctx); return nil })
 	g.Go(func() error { guard.Run(gctx, depegInterval); return nil })
+	g.Go(func() error { source.run(gctx); return nil })
 	// flushStopped closes when the periodic candle save loop has returned:
 	// the final save must not run concurrently with it, nor before it.
 	flushStopped := make(chan struct{})

@@ -3,16 +3,17 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/assetd/assetd/internal/onchain"
 	"io"
 	"log/slog"
 	"time"
 
 	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/chainsource"
 	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/natsbus"
 	"github.com/assetd/assetd/internal/news"
+	"github.com/assetd/assetd/internal/onchain"
 	"github.com/assetd/assetd/internal/project"
 	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/session"
@@ -41,6 +42,7 @@ type store interface {
 	lists.ReportStore
 	tokenindex.Store
 	ingest.Store
+	chainsource.Store
 	tradestream.SignatureStore
 	news.Store
 	project.Store

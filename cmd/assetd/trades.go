@@ -21,6 +21,8 @@ func (c *cli) trades(ctx context.Context, args []string) error {
 	switch sub {
 	case "decode":
 		return c.tradesDecode(ctx, rest)
+	case "backfill":
+		return c.tradesBackfill(ctx, rest)
 	}
 	return usageError{fmt.Sprintf("trades: unknown subcommand %q", sub)}
 }

@@ -110,6 +110,7 @@ func (s *Server) routes() []route {
 
 		// Internal trade ingest (8 MiB body, its own limit; see ingestTrades).
 		{pattern: "POST /v1/internal/trades", scopes: tradesWrite, cache: noStore, handler: s.ingestTrades},
+		{pattern: "GET /v1/internal/trades/source", scopes: tradesWrite, cache: noStore, handler: s.tradeSource},
 	}
 	if s.d.Execution != nil {
 		rs = append(rs, []route{

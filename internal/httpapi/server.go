@@ -6,6 +6,7 @@ package httpapi
 
 import (
 	"context"
+	"github.com/assetd/assetd/internal/chainsource"
 	"github.com/assetd/assetd/internal/curator"
 	"log/slog"
 	"net/http"
@@ -76,6 +77,9 @@ type Deps struct {
 	// /v1/internal/trades stores each batch through it before answering
 	// (nil: the batch goes straight to Analytics, in memory only).
 	Trades TradeIngester
+	// TradeSource reports the chain trade source (GET
+	// /v1/internal/trades/source; nil: source "none", state off).
+	TradeSource func() chainsource.Status
 	// News is the news feed read model (nil: the feed is empty).
 	News NewsFeed
 	// Advisories annotates mints (nil: none flagged).

@@ -163,12 +163,29 @@ func (in *Ingester) Retention() time.Duration { return in.retention }
 // On an error nothing of the batch is acknowledged (some of it may be
 // stored: a retry counts those as duplicates).
 func (in *Ingester) Ingest(ctx context.Context, trades []analytics.Trade) (analytics.IngestResult, error) {
+	return in.ingest(ctx, trades, in.st.InsertTrades, false)
+}
+
+// InsertFunc stores a batch of admitted trades in one transaction (the
+// store's InsertTrades, or a closure over InsertTradesAtCursor that writes
+// a trade source's cursor in the same transaction).
+type InsertFunc func(ctx context.Context, trades []analytics.Trade, now time.Time) (storage.TradeInsert, error)
+
+// IngestVia is Ingest with the batch stored by insert, which is called
+// even when no trade of the batch is admitted (a trade source's cursor
+// moves over blocks without trades). The stored trades are applied to the
+// engine exactly as Ingest applies them.
+func (in *Ingester) IngestVia(ctx context.Context, trades []analytics.Trade, insert InsertFunc) (analytics.IngestResult, error) {
+	return in.ingest(ctx, trades, insert, true)
+}
+
+func (in *Ingester) ingest(ctx context.Context, trades []analytics.Trade, insert InsertFunc, always bool) (analytics.IngestResult, error) {
 	ok, res := in.eng.Admit(trades)
 	// The price rules decide each trade now, so the decision is stored
 	// with it and a rebuild or another replica applies the same one.
 	in.eng.Classify(ok)
-	if len(ok) > 0 {
-		ins, err := in.store(ctx, ok)
+	if len(ok) > 0 || always {
+		ins, err := in.store(ctx, ok, insert)
 		if err != nil {
 			in.m.ObserveIngest(0, 0, res.Reasons)
 			return analytics.IngestResult{}, err
@@ -181,9 +198,9 @@ func (in *Ingester) Ingest(ctx context.Context, trades []analytics.Trade) (analy
 }
 
 // store commits the admitted trades and applies the new ones.
-func (in *Ingester) store(ctx context.Context, ok []analytics.Trade) (storage.TradeInsert, error) {
+func (in *Ingester) store(ctx context.Context, ok []analytics.Trade, insert InsertFunc) (storage.TradeInsert, error) {
 	if in.storeOnly {
-		ins, err := in.st.InsertTrades(ctx, ok, in.clock())
+		ins, err := insert(ctx, ok, in.clock())
 		if err == nil && ins.Count > 0 {
 			fresh := make([]analytics.Trade, 0, ins.Count)
 			for i := range ok {
@@ -205,7 +222,7 @@ func (in *Ingester) store(ctx context.Context, ok []analytics.Trade) (storage.Tr
 	in.mu.Unlock()
 	// Concurrent batches transfer and insert in parallel; the store
 	// commits them in seq order, and they are applied in that order below.
-	ins, err := in.st.InsertTrades(ctx, ok, in.clock())
+	ins, err := insert(ctx, ok, in.clock())
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.inflight--

@@ -155,7 +155,9 @@ func httpURL(s string) bool {
 }
 
 // Get returns one report.
-func (rs *Reports) Get(ctx context.Context, id string) (Report, error) { return rs.store.GetReport(ctx, id) }
+func (rs *Reports) Get(ctx context.Context, id string) (Report, error) {
+	return rs.store.GetReport(ctx, id)
+}
 
 // List returns the reports with status ("" for all), oldest first.
 func (rs *Reports) List(ctx context.Context, status string) ([]Report, error) {

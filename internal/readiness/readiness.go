@@ -24,6 +24,8 @@ type Checker struct {
 	// provider is configured: the market check then passes with nothing
 	// to wait for.
 	Coverage func() (any float64, per map[string]float64)
+	// TradeSource reports the chain trade source (nil: none configured).
+	TradeSource func() TradeSourceCheck
 	// MinCoverage is the share of curated mints the merged cache must
 	// price (default DefaultMinCoverage).
 	MinCoverage float64
@@ -35,6 +37,17 @@ type Report struct {
 	Store    StoreCheck    `json:"store"`
 	Registry RegistryCheck `json:"registry"`
 	Markets  MarketCheck   `json:"markets"`
+	// TradeSource reports the chain trade source when one is configured;
+	// it informs and does not gate readiness (the API serves without it).
+	TradeSource *TradeSourceCheck `json:"tradeSource,omitempty"`
+}
+
+// TradeSourceCheck is the chain trade source's state and lag.
+type TradeSourceCheck struct {
+	Source   string `json:"source"`
+	State    string `json:"state"`
+	LagSlots int64  `json:"lagSlots"`
+	Gaps     int    `json:"gaps"`
 }
 
 // StoreCheck: the store answered a cheap query.
@@ -76,6 +89,10 @@ func (c *Checker) Check(ctx context.Context) Report {
 	r.Registry = RegistryCheck{OK: n > 0, Assets: n}
 	r.Markets = c.markets()
 	r.Ready = r.Store.OK && r.Registry.OK && r.Markets.OK
+	if c.TradeSource != nil {
+		ts := c.TradeSource()
+		r.TradeSource = &ts
+	}
 	return r
 }
 

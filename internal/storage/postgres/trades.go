@@ -46,8 +46,14 @@ const pruneChunk = 50_000
 // the ingestion time (the trade retention counts from it). The first of
 // two trades of the batch with one identity wins.
 func (s *Store) InsertTrades(ctx context.Context, trades []analytics.Trade, now time.Time) (storage.TradeInsert, error) {
+	return s.insertTrades(ctx, trades, now, nil)
+}
+
+// insertTrades is InsertTrades with also run first in the same transaction
+// (the trade source's cursor write).
+func (s *Store) insertTrades(ctx context.Context, trades []analytics.Trade, now time.Time, also func(pgx.Tx) error) (storage.TradeInsert, error) {
 	res := storage.TradeInsert{Inserted: make([]bool, len(trades))}
-	if len(trades) == 0 {
+	if len(trades) == 0 && also == nil {
 		return res, nil
 	}
 	seen := make(map[analytics.TradeID]struct{}, len(trades))
@@ -66,6 +72,11 @@ func (s *Store) InsertTrades(ctx context.Context, trades []analytics.Trade, now 
 		res = storage.TradeInsert{Inserted: make([]bool, len(trades))}
 		if _, err := tx.Exec(ctx, lockSQL, tradeLockClass); err != nil {
 			return err
+		}
+		if also != nil {
+			if err := also(tx); err != nil {
+				return err
+			}
 		}
 		rows, err := tx.Query(ctx, storedTradeIDs, sigs)
 		if err != nil {

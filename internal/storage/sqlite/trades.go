@@ -35,8 +35,14 @@ func insertTradesSQL(n int) string {
 // the ingestion time (the trade retention counts from it). The first of
 // two trades of the batch with one identity wins.
 func (s *Store) InsertTrades(ctx context.Context, trades []analytics.Trade, now time.Time) (storage.TradeInsert, error) {
+	return s.insertTrades(ctx, trades, now, nil)
+}
+
+// insertTrades is InsertTrades with also run first in the same transaction
+// (the trade source's cursor write).
+func (s *Store) insertTrades(ctx context.Context, trades []analytics.Trade, now time.Time, also func(*sql.Tx) error) (storage.TradeInsert, error) {
 	res := storage.TradeInsert{Inserted: make([]bool, len(trades))}
-	if len(trades) == 0 {
+	if len(trades) == 0 && also == nil {
 		return res, nil
 	}
 	index := make(map[analytics.TradeID]int, len(trades))
@@ -47,6 +53,11 @@ func (s *Store) InsertTrades(ctx context.Context, trades []analytics.Trade, now 
 	}
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		res = storage.TradeInsert{Inserted: make([]bool, len(trades))}
+		if also != nil {
+			if err := also(tx); err != nil {
+				return err
+			}
+		}
 		var full *sql.Stmt
 		args := make([]any, 0, tradeChunk*codec.TradeColumnCount)
 		for lo := 0; lo < len(trades); lo += tradeChunk {

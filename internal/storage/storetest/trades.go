@@ -28,6 +28,7 @@ var TradeTests = []struct {
 	{"TradesRetention", testTradesRetention},
 	{"TradesCandleMark", testTradesCandleMark},
 	{"TradesNotify", testTradesNotify},
+	{"TradeSourceCursor", testTradeSourceCursor}, // tradesource.go
 }
 
 func tradeStore(t *testing.T, s Store) ingest.Store {

@@ -1,0 +1,570 @@
+// Package chainsource follows the Solana chain through JSON-RPC and turns
+// its confirmed blocks into trades: getSlot for the head, getBlocks for
+// the produced slots of a range (a slot it does not list was skipped: not
+// a gap), getBlock for each produced slot, the swap decoder for the legs
+// and trades, and the ingest path to store and apply them. The cursor
+// (contiguousThroughSlot, the frontier and the gaps) is written in the
+// same store transaction as the trades of the blocks it covers, so a
+// restart, kill -9 included, resumes exactly after the committed trades
+// (docs/tradesource.md). A produced slot whose block cannot be fetched is
+// a gap, retried with backoff until filled; the cursor's Through never
+// passes one.
+package chainsource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"encoding/json"
+
+	"github.com/assetd/assetd/internal/analytics"
+	"github.com/assetd/assetd/internal/ingest"
+	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/swapdecode"
+)
+
+// Caller is a JSON-RPC client (solanarpc.Client).
+type Caller interface {
+	Call(ctx context.Context, method string, params []any, result any) error
+}
+
+// Store holds the cursor and stores trades with it in one transaction.
+type Store interface {
+	SourceCursor(ctx context.Context, source string) (storage.SourceCursor, bool, error)
+	InsertTradesAtCursor(ctx context.Context, trades []analytics.Trade, now time.Time, cur storage.SourceCursor) (storage.TradeInsert, error)
+}
+
+// Ingester validates, stores (through the insert it is given) and applies
+// trades (ingest.Ingester).
+type Ingester interface {
+	IngestVia(ctx context.Context, trades []analytics.Trade, insert ingest.InsertFunc) (analytics.IngestResult, error)
+}
+
+// StartLatest seeds an empty cursor at the head slot.
+const StartLatest int64 = -1
+
+// DefaultStableMints are USDC and USDT.
+var DefaultStableMints = []string{
+	"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", // USDC
+	"Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB", // USDT
+}
+
+// Config configures a Source. RPC, Store and Ingest are required.
+type Config struct {
+	RPC    Caller
+	Store  Store
+	Ingest Ingester
+	// Name is the cursor's name (default "solana-rpc"; backfills use
+	// their own).
+	Name string
+	// Decode and Trades default to swapdecode's.
+	Decode func(raw []byte, slot int64) ([]swapdecode.Tx, error)
+	Trades func(tx swapdecode.Tx, stable map[string]bool) []analytics.Trade
+	// Stable is the USD-stable mint set (default DefaultStableMints).
+	Stable map[string]bool
+	// Commitment (confirmed) and Encoding (jsonParsed) of the calls.
+	Commitment, Encoding string
+	// Start seeds an empty cursor: a slot, or StartLatest.
+	Start int64
+	// Stop, when > 0, ends Run once every slot <= Stop is stored or
+	// skipped (a backfill); the head is then min(getSlot, Stop).
+	Stop int64
+	// Window is the most slots one getBlocks asks for (default 1,000;
+	// the RPC allows 500,000). Batch is the most blocks committed in one
+	// transaction (default 32).
+	Window, Batch int
+	// MaxGaps is the most open gaps: with as many, the source retries
+	// them and fetches no new slot (default 256).
+	MaxGaps int
+	// Fetchers is how many getBlock calls run at once (default 4).
+	Fetchers int
+	// Poll is the pause when following at the head (default 400 ms, a
+	// slot). GapBackoff is the first pause before a gap is retried,
+	// doubling per attempt up to 5 minutes (default 1 s).
+	Poll, GapBackoff time.Duration
+	// Leader says whether this replica runs the source (nil: always).
+	Leader func() bool
+	// Clock and Sleep default to the wall clock.
+	Clock func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+	Log   *slog.Logger
+}
+
+// Source follows the chain. Step is one pass; Run loops.
+type Source struct {
+	cfg Config
+
+	mu     sync.Mutex
+	cur    storage.SourceCursor
+	loaded bool
+	active bool                // stepping as the leader (Status: not off)
+	next   map[int64]time.Time // gap start -> earliest retry
+	stats  Status
+	lastOK time.Time
+	lastBT int64 // blockTime of the newest stored block
+}
+
+// New returns a source (not running).
+func New(cfg Config) *Source {
+	if cfg.Name == "" {
+		cfg.Name = "solana-rpc"
+	}
+	if cfg.Decode == nil {
+		cfg.Decode = swapdecode.DecodeBlock
+	}
+	if cfg.Trades == nil {
+		cfg.Trades = swapdecode.Trades
+	}
+	if cfg.Stable == nil {
+		cfg.Stable = StableSet(DefaultStableMints)
+	}
+	if cfg.Commitment == "" {
+		cfg.Commitment = "confirmed"
+	}
+	if cfg.Encoding == "" {
+		cfg.Encoding = "jsonParsed"
+	}
+	if cfg.Window <= 0 {
+		cfg.Window = 1000
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = 32
+	}
+	if cfg.MaxGaps <= 0 {
+		cfg.MaxGaps = 256
+	}
+	if cfg.Fetchers <= 0 {
+		cfg.Fetchers = 4
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = 400 * time.Millisecond
+	}
+	if cfg.GapBackoff <= 0 {
+		cfg.GapBackoff = time.Second
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = func(ctx context.Context, d time.Duration) error {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-t.C:
+				return nil
+			}
+		}
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Source{cfg: cfg, next: map[int64]time.Time{}}
+	s.stats = newStatus(cfg.Name)
+	return s
+}
+
+// StableSet makes a mint set.
+func StableSet(mints []string) map[string]bool {
+	m := make(map[string]bool, len(mints))
+	for _, x := range mints {
+		m[x] = true
+	}
+	return m
+}
+
+// ErrDone is returned by Step once a bounded source (Stop) is complete.
+var ErrDone = errors.New("chainsource: range complete")
+
+// Run steps until ctx ends (nil) or a bounded source completes (nil).
+// Errors of a step are counted, logged and retried after Poll.
+func (s *Source) Run(ctx context.Context) error {
+	failing := false // log a failure once per run of failures
+	for ctx.Err() == nil {
+		more, err := s.Step(ctx)
+		if errors.Is(err, ErrDone) {
+			return nil
+		}
+		switch {
+		case err != nil && ctx.Err() == nil && !failing:
+			s.cfg.Log.Warn("trade source step failed; retrying (logged once until a step succeeds)", "err", err)
+			failing = true
+		case err == nil && failing:
+			s.cfg.Log.Info("trade source steps succeed again")
+			failing = false
+		}
+		if !more || err != nil {
+			if err := s.cfg.Sleep(ctx, s.cfg.Poll); err != nil {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// Step makes one pass: it reads the head, retries the gaps that are due,
+// and fetches and commits at most one window of new slots. more reports
+// whether slots below the head remain (no pause needed).
+func (s *Source) Step(ctx context.Context) (more bool, err error) {
+	if s.cfg.Leader != nil && !s.cfg.Leader() {
+		s.mu.Lock()
+		s.loaded = false // re-read the cursor on taking over
+		s.active = false
+		s.mu.Unlock()
+		return false, nil
+	}
+	s.mu.Lock()
+	s.active = true
+	s.mu.Unlock()
+	defer func() { s.noteStep(err) }()
+	var head int64
+	if err := s.cfg.RPC.Call(ctx, "getSlot", []any{map[string]any{"commitment": s.cfg.Commitment}}, &head); err != nil {
+		return false, err
+	}
+	if s.cfg.Stop > 0 {
+		head = min(head, s.cfg.Stop)
+	}
+	s.mu.Lock()
+	s.stats.HeadSlot = head
+	s.mu.Unlock()
+	if err := s.load(ctx, head); err != nil {
+		return false, err
+	}
+	if err := s.retryGaps(ctx); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	cur := s.cur
+	s.mu.Unlock()
+	if len(cur.Gaps) >= s.cfg.MaxGaps {
+		// Bounded memory and cursor: no new slots until gaps are filled
+		// (an endpoint that serves no block, a decoder that fails).
+		return false, fmt.Errorf("%d open gaps: not advancing until some are filled (last: %s)", len(cur.Gaps), cur.Gaps[len(cur.Gaps)-1].LastError)
+	}
+	if cur.Frontier >= head {
+		if s.cfg.Stop > 0 && cur.Through >= s.cfg.Stop {
+			return false, ErrDone
+		}
+		return false, nil
+	}
+	to := min(head, cur.Frontier+int64(s.cfg.Window))
+	var slots []int64
+	if err := s.cfg.RPC.Call(ctx, "getBlocks", []any{cur.Frontier + 1, to, map[string]any{"commitment": s.cfg.Commitment}}, &slots); err != nil {
+		return false, err
+	}
+	slices.Sort(slots)
+	slots = slices.DeleteFunc(slots, func(x int64) bool { return x <= cur.Frontier || x > to })
+	s.mu.Lock()
+	s.stats.Blocks.Skipped += (to - cur.Frontier) - int64(len(slots))
+	s.mu.Unlock()
+	for len(slots) > 0 || cur.Frontier < to {
+		n := min(len(slots), s.cfg.Batch)
+		batch := slots[:n]
+		slots = slots[n:]
+		frontier := to
+		if len(slots) > 0 {
+			frontier = batch[len(batch)-1]
+		}
+		if err := s.commit(ctx, batch, nil, frontier); err != nil {
+			return false, err
+		}
+		s.mu.Lock()
+		cur = s.cur
+		s.mu.Unlock()
+	}
+	return to < head, nil
+}
+
+// load reads the stored cursor, or seeds it, once per leadership.
+func (s *Source) load(ctx context.Context, head int64) error {
+	s.mu.Lock()
+	loaded := s.loaded
+	s.mu.Unlock()
+	if loaded {
+		return nil
+	}
+	cur, found, err := s.cfg.Store.SourceCursor(ctx, s.cfg.Name)
+	if err != nil {
+		return err
+	}
+	if !found {
+		start := s.cfg.Start
+		if start == StartLatest || start <= 0 {
+			start = head
+		}
+		cur = storage.SourceCursor{Source: s.cfg.Name, Through: start - 1, Frontier: start - 1}
+		s.cfg.Log.Info("trade source starts", "source", s.cfg.Name, "slot", start)
+	} else {
+		s.cfg.Log.Info("trade source resumes at its stored cursor", "source", s.cfg.Name, "through", cur.Through, "frontier", cur.Frontier, "gaps", len(cur.Gaps))
+	}
+	s.mu.Lock()
+	s.cur, s.loaded = cur, true
+	s.next = map[int64]time.Time{}
+	s.mu.Unlock()
+	return nil
+}
+
+// fetched is one fetched block's outcome.
+type fetched struct {
+	slot   int64
+	trades []analytics.Trade
+	err    error
+}
+
+// fetch gets and decodes one block.
+func (s *Source) fetch(ctx context.Context, slot int64) fetched {
+	var raw json.RawMessage
+	err := s.cfg.RPC.Call(ctx, "getBlock", []any{slot, map[string]any{
+		"commitment": s.cfg.Commitment, "encoding": s.cfg.Encoding, "transactionDetails": "full",
+		"maxSupportedTransactionVersion": 0, "rewards": false}}, &raw)
+	if err == nil && (len(raw) == 0 || string(raw) == "null") {
+		err = fmt.Errorf("getBlock %d: null result", slot)
+	}
+	if err != nil {
+		s.mu.Lock()
+		s.stats.Blocks.Failed++
+		s.mu.Unlock()
+		return fetched{slot: slot, err: err}
+	}
+	txs, err := s.cfg.Decode(raw, slot)
+	if err != nil {
+		s.mu.Lock()
+		s.stats.Blocks.Failed++
+		s.mu.Unlock()
+		return fetched{slot: slot, err: fmt.Errorf("decode block %d: %w", slot, err)}
+	}
+	var trades []analytics.Trade
+	var bt int64
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Blocks.Fetched++
+	for i := range txs {
+		tx := &txs[i]
+		bt = max(bt, tx.BlockTime)
+		s.stats.Transactions.Seen++
+		if tx.Failed {
+			s.stats.Transactions.Failed++
+			continue
+		}
+		if len(tx.Legs) > 0 {
+			s.stats.Transactions.WithLegs++
+		}
+		for _, l := range tx.Legs {
+			s.program(l.Program, l.Venue).Decoded++
+		}
+		for _, p := range tx.Unparsed {
+			s.program(p, "").Unparsed++
+		}
+		tt := s.cfg.Trades(*tx, s.cfg.Stable)
+		for _, t := range tt {
+			s.program(t.Program, t.Venue).Stable++
+		}
+		trades = append(trades, tt...)
+	}
+	s.lastBT = max(s.lastBT, bt)
+	return fetched{slot: slot, trades: trades}
+}
+
+// commit fetches the blocks of slots (ascending), then stores their
+// trades with the cursor moved to frontier (new slots; 0: gaps only) and
+// the fetch failures recorded as gaps, filled gaps in fill removed.
+func (s *Source) commit(ctx context.Context, slots []int64, fill []int64, frontier int64) error {
+	var trades []analytics.Trade
+	var failed []fetched
+	filled := map[int64]bool{}
+	// The blocks are fetched concurrently (Fetchers at a time, under the
+	// client's shared request budget) and taken in slot order.
+	results := make([]fetched, len(slots))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, s.cfg.Fetchers)
+	for i, slot := range slots {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			results[i] = s.fetch(ctx, slot)
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	for _, f := range results {
+		slot := f.slot
+		if f.err != nil {
+			failed = append(failed, f)
+			continue
+		}
+		filled[slot] = true
+		trades = append(trades, f.trades...)
+	}
+	s.mu.Lock()
+	next := s.cur
+	next.Gaps = slices.Clone(next.Gaps)
+	s.mu.Unlock()
+	for _, slot := range fill {
+		if filled[slot] {
+			next.Gaps = removeSlot(next.Gaps, slot)
+		}
+	}
+	for _, f := range failed {
+		next.Gaps = addGap(next.Gaps, f.slot, f.err.Error())
+	}
+	if frontier > next.Frontier {
+		next.Frontier = frontier
+	}
+	next.Through = next.Frontier
+	if len(next.Gaps) > 0 {
+		next.Through = min(next.Frontier, next.Gaps[0].FromSlot-1)
+	}
+	now := s.cfg.Clock()
+	res, err := s.cfg.Ingest.IngestVia(ctx, trades, func(ctx context.Context, ok []analytics.Trade, at time.Time) (storage.TradeInsert, error) {
+		return s.cfg.Store.InsertTradesAtCursor(ctx, ok, at, next)
+	})
+	if err != nil {
+		if errors.Is(err, storage.ErrConflict) {
+			// Another replica moved the cursor: re-read it (and stop
+			// writing unless this one still leads).
+			s.mu.Lock()
+			s.loaded = false
+			s.mu.Unlock()
+		}
+		return fmt.Errorf("store blocks through slot %d: %w", frontier, err)
+	}
+	next.Version++
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cur = next
+	s.lastOK = now
+	s.stats.Trades.Emitted += int64(res.Accepted)
+	s.stats.Trades.Duplicates += int64(res.Duplicates)
+	for r, n := range res.Reasons {
+		s.stats.Trades.Rejected[r] += int64(n)
+	}
+	for _, f := range failed {
+		g := gapOf(next.Gaps, f.slot)
+		s.next[g.FromSlot] = now.Add(backoff(s.cfg.GapBackoff, g.Attempts))
+	}
+	return nil
+}
+
+// retryGaps refetches the gaps that are due; a gap is a range of produced
+// slots, so getBlocks first says which of its slots exist (a slot the node
+// now calls skipped closes).
+func (s *Source) retryGaps(ctx context.Context) error {
+	s.mu.Lock()
+	now := s.cfg.Clock()
+	var due []storage.SourceGap
+	for _, g := range s.cur.Gaps {
+		if at, ok := s.next[g.FromSlot]; !ok || !now.Before(at) {
+			due = append(due, g)
+		}
+	}
+	s.mu.Unlock()
+	for _, g := range due {
+		var slots []int64
+		if err := s.cfg.RPC.Call(ctx, "getBlocks", []any{g.FromSlot, g.ToSlot, map[string]any{"commitment": s.cfg.Commitment}}, &slots); err != nil {
+			return err
+		}
+		listed := map[int64]bool{}
+		for _, x := range slots {
+			listed[x] = true
+		}
+		var fetch, fill []int64
+		for x := g.FromSlot; x <= g.ToSlot; x++ {
+			fill = append(fill, x)
+			if listed[x] {
+				fetch = append(fetch, x)
+			}
+		}
+		// Unlisted slots of the gap are skipped: filled without a fetch.
+		if err := s.commitGap(ctx, fetch, fill); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commitGap is commit for a gap's slots: every slot of fill not fetched
+// successfully (or skipped) stays a gap.
+func (s *Source) commitGap(ctx context.Context, fetch, fill []int64) error {
+	// Slots of fill that were not listed are skipped: mark them filled by
+	// treating them as fetched with no trades.
+	listed := map[int64]bool{}
+	for _, x := range fetch {
+		listed[x] = true
+	}
+	s.mu.Lock()
+	for _, x := range fill {
+		if !listed[x] {
+			s.cur.Gaps = removeSlot(s.cur.Gaps, x) // committed with the next write
+		}
+	}
+	s.mu.Unlock()
+	return s.commit(ctx, fetch, fetch, 0)
+}
+
+func backoff(base time.Duration, attempts int) time.Duration {
+	d := base << min(max(attempts-1, 0), 20)
+	return min(d, 5*time.Minute)
+}
+
+// addGap records a failed fetch of slot: a new gap, or one more attempt of
+// the gap holding it (adjacent failures merge).
+func addGap(gaps []storage.SourceGap, slot int64, msg string) []storage.SourceGap {
+	for i := range gaps {
+		g := &gaps[i]
+		if slot >= g.FromSlot && slot <= g.ToSlot {
+			g.Attempts++
+			g.LastError = msg
+			return gaps
+		}
+		if slot == g.ToSlot+1 {
+			g.ToSlot = slot
+			g.LastError = msg
+			return gaps
+		}
+	}
+	gaps = append(gaps, storage.SourceGap{FromSlot: slot, ToSlot: slot, Attempts: 1, LastError: msg})
+	sort.Slice(gaps, func(i, j int) bool { return gaps[i].FromSlot < gaps[j].FromSlot })
+	return gaps
+}
+
+// removeSlot takes slot out of the gaps (splitting a range).
+func removeSlot(gaps []storage.SourceGap, slot int64) []storage.SourceGap {
+	for i, g := range gaps {
+		if slot < g.FromSlot || slot > g.ToSlot {
+			continue
+		}
+		switch {
+		case g.FromSlot == g.ToSlot:
+			return slices.Delete(gaps, i, i+1)
+		case slot == g.FromSlot:
+			gaps[i].FromSlot++
+		case slot == g.ToSlot:
+			gaps[i].ToSlot--
+		default:
+			right := g
+			right.FromSlot = slot + 1
+			gaps[i].ToSlot = slot - 1
+			return slices.Insert(gaps, i+1, right)
+		}
+		return gaps
+	}
+	return gaps
+}
+
+func gapOf(gaps []storage.SourceGap, slot int64) storage.SourceGap {
+	for _, g := range gaps {
+		if slot >= g.FromSlot && slot <= g.ToSlot {
+			return g
+		}
+	}
+	return storage.SourceGap{FromSlot: slot, Attempts: 1}
+}
