@@ -15,6 +15,7 @@ import (
 
 	"github.com/assetd/assetd/api"
 	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/buildinfo"
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/chart"
 	"github.com/assetd/assetd/internal/execution"
@@ -110,6 +111,13 @@ type Deps struct {
 	AccessLog       string
 	AccessLogSample uint64
 	AccessLogSlow   time.Duration
+	// Store names the store keys are read from, with the CLI flags that
+	// reach it, for the message of an invalid-key 401 (no secrets: a data
+	// directory or a database name; "" leaves it out).
+	Store string
+	// Version is the build's version, as /v1/health and GET / report it
+	// (default: buildinfo.Read().Version).
+	Version string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -146,6 +154,9 @@ type Server struct {
 	snapBodies bodyCache
 	// limAllowed is the limiter metric's "allowed" child, resolved once.
 	limAllowed prometheus.Counter
+	// readyState is the last readiness state /readyz answered (1 not ready,
+	// 2 ready, 0 none yet): a change is logged once, not every probe.
+	readyState atomic.Int32
 	// snapRaw holds the same bodies by the request body's bytes.
 	snapRaw  bodyCache
 	trendSeq atomic.Uint64
@@ -175,6 +186,9 @@ func New(d Deps) *Server {
 	}
 	if d.Canonical == nil {
 		d.Canonical = noCanonical{}
+	}
+	if d.Version == "" {
+		d.Version = buildinfo.Read().Version
 	}
 	if d.Advisories == nil {
 		d.Advisories = noAdvisories{}
