@@ -432,7 +432,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		TokenLists:  &tokenlist.Exporter{Store: st, Now: time.Now},
 		Dashboard:   newDashboard(log, st, router, listSvc, listViews, listReader, cfg.storeHint()),
 		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
-		Store:       cfg.storeHint(), Version: buildinfo.Read().Version,
+		Store: cfg.storeHint(), Version: buildinfo.Read().Version,
 	})
 
 	// coalesce: a response's headers and body leave in one write

@@ -63,7 +63,7 @@ func ip(i int) *int       { return &i }
 func TestTokens(t *testing.T) {
 	got, omitted := Tokens([]Entry{
 		{Mint: "M1", Symbol: sp("US DC"), Name: sp("USD\tCoin"), Decimals: ip(6), LogoURI: sp("https://x.example/l.png"), Verified: true, Advisory: "caution"},
-		{Mint: "M2", Decimals: nil, Symbol: sp("NO DEC")},              // no decimals: left out, reported
+		{Mint: "M2", Decimals: nil, Symbol: sp("NO DEC")},             // no decimals: left out, reported
 		{Mint: "M5", Decimals: ip(300)},                               // impossible decimals: left out, reported
 		{Mint: "M3", Decimals: ip(9), LogoURI: sp("not a uri")},       // bad logo dropped
 		{Mint: "M4", Decimals: ip(0), Advisory: "blocked", Name: nil}, // blocked is not a tag
