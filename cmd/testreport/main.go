@@ -77,6 +77,8 @@ func report(r io.Reader, w io.Writer) *results {
 		}
 		k := [2]string{e.Package, e.Test}
 		switch e.Action {
+		case "build-output": // compiler output (Go 1.24+ reports it as events)
+			fmt.Fprint(w, e.Output)
 		case "output":
 			if e.Test == "" {
 				// Package lines: ok/FAIL/? and build output; drop the
@@ -103,8 +105,19 @@ func report(r io.Reader, w io.Writer) *results {
 				for _, l := range outputs[k] {
 					fmt.Fprint(w, l)
 				}
+				delete(outputs, k)
+				continue
 			}
-			delete(outputs, k)
+			// The package failed: print what its unfinished tests wrote
+			// (a timeout's panic and stacks land in the running test).
+			for key, lines := range outputs {
+				if key[0] == e.Package {
+					for _, l := range lines {
+						fmt.Fprint(w, l)
+					}
+					delete(outputs, key)
+				}
+			}
 		}
 	}
 	return res

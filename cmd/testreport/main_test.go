@@ -9,6 +9,7 @@ import (
 // A recorded `go test -json` stream (shape of cmd/test2json): one pass,
 // one skip with a reason, one skip without, one failure.
 const stream = `{"Action":"start","Package":"github.com/assetd/assetd/x"}
+{"ImportPath":"github.com/assetd/assetd/y","Action":"build-output","Output":"y/y.go:3:1: syntax error\n"}
 {"Action":"run","Package":"github.com/assetd/assetd/x","Test":"TestA"}
 {"Action":"output","Package":"github.com/assetd/assetd/x","Test":"TestA","Output":"=== RUN   TestA\n"}
 {"Action":"pass","Package":"github.com/assetd/assetd/x","Test":"TestA"}
@@ -24,6 +25,7 @@ const stream = `{"Action":"start","Package":"github.com/assetd/assetd/x"}
 {"Action":"output","Package":"github.com/assetd/assetd/x","Test":"TestE","Output":"    e_test.go:9: want 1, got 2\n"}
 {"Action":"output","Package":"github.com/assetd/assetd/x","Test":"TestE","Output":"--- FAIL: TestE (0.00s)\n"}
 {"Action":"fail","Package":"github.com/assetd/assetd/x","Test":"TestE"}
+{"Action":"output","Package":"github.com/assetd/assetd/x","Test":"TestHang","Output":"panic: test timed out after 30m0s\n"}
 {"Action":"output","Package":"github.com/assetd/assetd/x","Output":"FAIL\n"}
 {"Action":"output","Package":"github.com/assetd/assetd/x","Output":"FAIL\tgithub.com/assetd/assetd/x\t0.01s\n"}
 {"Action":"fail","Package":"github.com/assetd/assetd/x"}
@@ -36,6 +38,8 @@ func TestReport(t *testing.T) {
 	got := out.String()
 	for _, want := range []string{
 		"e_test.go:9: want 1, got 2", // a failure's output
+		"y/y.go:3:1: syntax error",   // a build error
+		"panic: test timed out",      // an unfinished test of a failed package
 		"FAIL\tgithub.com/assetd/assetd/x\t0.01s",
 		"SKIPPED (3):",
 		"  x TestB: no chromium binary found: browser test skipped\n",
