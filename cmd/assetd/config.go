@@ -88,8 +88,7 @@ func addStoreFlags(fs *flag.FlagSet, sf *storeFlags, def storeFlags) {
 	fs.StringVar(&sf.logLevel, "log-level", def.logLevel, "log level: debug, info, warn, error")
 	fs.StringVar(&sf.natsURL, "nats-url", def.natsURL, "nats:// URL of NATS with JetStream: store changes reach every replica at once and trade ingest goes through a durable stream (docs/nats.md)")
 	fs.StringVar(&sf.natsPrefix, "nats-prefix", def.natsPrefix, "first token of every NATS subject and stream name, so deployments can share a NATS server")
-	fs.BoolVar(&sf.demo, "demo", def.demo, "use the store of serve --demo (data dir "+demoDataDir+" unless --data-dir or --database-url is given); "+
-		"serve: also serve the built-in simulated market feed")
+	fs.BoolVar(&sf.demo, "demo", def.demo, "use the store of serve --demo (data dir "+demoDataDir+" unless --data-dir or --database-url is given)")
 }
 
 // resolveDemo points a --demo command without --data-dir or --database-url

@@ -49,6 +49,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	var retention time.Duration
 	fs := newFlagSet("serve")
 	addStoreFlags(fs, &cfg.storeFlags, defaultStoreFlags)
+	fs.Lookup("demo").Usage = "serve the built-in simulated market feed (its own default data dir, " + demoDataDir + ")"
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "API listen address")
 	fs.StringVar(&cfg.adminAddr, "admin-addr", "", "metrics and pprof listen address; off when empty")
 	fs.StringVar(&cfg.oidcIssuer, "oidc-issuer", "", "OIDC issuer URL whose JWTs /v1/whoami accepts")
