@@ -500,6 +500,17 @@ func (p *AssetVariantsParams) values() url.Values {
 type HealthResponse struct {
 	OK        bool  `json:"ok"`
 	Simulated *bool `json:"simulated,omitempty"`
+	// Version is the server's build version (`assetd version`).
+	Version string `json:"version"`
+}
+
+// RootResponse is the JSON body of GET /: where to start.
+type RootResponse struct {
+	Service   string            `json:"service"`
+	Version   string            `json:"version"`
+	Simulated *bool             `json:"simulated,omitempty"`
+	Links     map[string]string `json:"links"`
+	Docs      string            `json:"docs"`
 }
 
 // TradeSourceGap is an open gap of the chain trade source.
@@ -993,6 +1004,11 @@ func (c *Client) VariantTopMarkets(ctx context.Context, assetId string, p *Varia
 // AssetVariants calls GET /v1/assets/{assetId}/variants: variants of an asset.
 func (c *Client) AssetVariants(ctx context.Context, assetId string, p *AssetVariantsParams) (*AssetVariantsResponse, error) {
 	return call[AssetVariantsResponse](ctx, c, "GET", "/v1/assets/"+url.PathEscape(assetId)+"/variants", p.values(), nil)
+}
+
+// Root calls GET /: links to the contract, the dashboard and the docs.
+func (c *Client) Root(ctx context.Context) (*RootResponse, error) {
+	return call[RootResponse](ctx, c, "GET", "/", nil, nil)
 }
 
 // Health calls GET /v1/health: liveness.

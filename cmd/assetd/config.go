@@ -63,6 +63,9 @@ type storeFlags struct {
 	// natsPrefix starts their subjects and stream names.
 	natsURL    string
 	natsPrefix string
+	// demo: the store of `serve --demo` (data dir demoDataDir unless one
+	// is given); serve also swaps in the simulated market feed.
+	demo bool
 }
 
 // defaultDataDir holds the embedded store of real mode; demoDataDir that of
@@ -76,7 +79,7 @@ var defaultStoreFlags = storeFlags{dataDir: defaultDataDir, logFormat: "text", l
 
 // storeFlagNames are the flags addStoreFlags defines.
 var storeFlagNames = map[string]bool{"data-dir": true, "database-url": true, "log-format": true, "log-level": true,
-	"nats-url": true, "nats-prefix": true}
+	"nats-url": true, "nats-prefix": true, "demo": true}
 
 func addStoreFlags(fs *flag.FlagSet, sf *storeFlags, def storeFlags) {
 	fs.StringVar(&sf.dataDir, "data-dir", def.dataDir, "directory of the embedded SQLite database (--demo: "+demoDataDir+")")
@@ -85,15 +88,57 @@ func addStoreFlags(fs *flag.FlagSet, sf *storeFlags, def storeFlags) {
 	fs.StringVar(&sf.logLevel, "log-level", def.logLevel, "log level: debug, info, warn, error")
 	fs.StringVar(&sf.natsURL, "nats-url", def.natsURL, "nats:// URL of NATS with JetStream: store changes reach every replica at once and trade ingest goes through a durable stream (docs/nats.md)")
 	fs.StringVar(&sf.natsPrefix, "nats-prefix", def.natsPrefix, "first token of every NATS subject and stream name, so deployments can share a NATS server")
+	fs.BoolVar(&sf.demo, "demo", def.demo, "use the store of serve --demo (data dir "+demoDataDir+" unless --data-dir or --database-url is given)")
+}
+
+// resolveDemo points a --demo command without --data-dir or --database-url
+// (set flags: command line or environment) at the demo store.
+func (sf *storeFlags) resolveDemo(set map[string]bool) {
+	if sf.demo && sf.databaseURL == "" && !set["data-dir"] {
+		sf.dataDir = demoDataDir
+	}
+}
+
+// describe names the store for people (a 401 or a failed sign-in says
+// which store the server reads): the SQLite data directory as configured,
+// or the PostgreSQL database name only (no host, user or password).
+func (sf storeFlags) describe() string {
+	if sf.databaseURL != "" {
+		name := "(default)"
+		if u, err := url.Parse(sf.databaseURL); err == nil && strings.Trim(u.Path, "/") != "" {
+			name = strings.Trim(u.Path, "/")
+		}
+		return fmt.Sprintf("PostgreSQL database %q", name)
+	}
+	return "SQLite in " + sf.dataDir
+}
+
+// storeHint is describe plus the CLI flags that reach the same store, for
+// the messages of a 401 and of a failed dashboard sign-in.
+func (sf storeFlags) storeHint() string {
+	var flags string
+	switch {
+	case sf.databaseURL != "":
+		flags = "--database-url with the same URL"
+	case sf.demo && sf.dataDir == demoDataDir:
+		flags = "--demo"
+	case sf.dataDir == defaultDataDir:
+		return sf.describe() + "; CLI commands use it by default"
+	default:
+		flags = "--data-dir " + sf.dataDir
+	}
+	return sf.describe() + "; CLI commands reach it with " + flags
 }
 
 // storeFlagsFromEnv reads the store flags' ASSETD_* variables over the
 // defaults, for the commands whose other flags have no environment form.
-func storeFlagsFromEnv(name string) (storeFlags, error) {
+// It also reports which of them the environment set.
+func storeFlagsFromEnv(name string) (storeFlags, map[string]bool, error) {
 	var sf storeFlags
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	addStoreFlags(fs, &sf, defaultStoreFlags)
-	return sf, parseFlags(fs, nil, true)
+	err := parseFlags(fs, nil, true)
+	return sf, provided(fs), err
 }
 
 func (sf storeFlags) validate() error {
@@ -143,7 +188,6 @@ type serveConfig struct {
 	storeFlags
 	addr           string
 	adminAddr      string
-	demo           bool
 	oidcIssuer     string
 	oidcAudience   string
 	rate           string

@@ -325,6 +325,8 @@ func (c *contractClient) exercise(p plan) {
 	c.do("GET", "/v1/health", nil, nil)
 	c.do("GET", "/readyz", nil, nil)
 	c.do("GET", "/openapi.json", nil, nil)
+	c.do("GET", "/", nil, nil)
+	c.do("GET", "/", map[string]string{"Accept": "text/html"}, nil)
 	c.do("GET", "/v1/whoami", map[string]string{"Authorization": "Bearer " + c.session}, nil)
 
 	// Collections: curated lists in every shape, and the assets they hold.

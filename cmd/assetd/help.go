@@ -23,6 +23,10 @@ type commandDoc struct {
 var commandDocs = map[string]commandDoc{
 	"serve":   {about: "Run the API server (and the admin listener with --admin-addr). Applies pending migrations first."},
 	"migrate": {about: "Apply pending database migrations and exit (serve also applies them)."},
+	"version": {about: "Print the module version, the VCS revision and commit time the binary was built from, and the Go version " +
+		"(go build stamps them in a git checkout; go run does not stamp the revision)."},
+	"projects add-member": {about: "Add a user (as /v1/whoami reports it) to a project with a role; the project is created on first use."},
+	"projects members":    {about: "List a project's members (--project), or the projects of a user (--user-id)."},
 	"keys create": {about: "Create an API key for a project (created on first use). The key is printed once on stdout; " +
 		"a running server accepts it within the reload interval."},
 	"keys list":   {about: "List every API key: id, project, scopes, creation time, status and limits."},

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -17,7 +19,7 @@ import (
 // withStore parses the common flags of a store command, opens the store and
 // runs fn with the remaining arguments.
 func (c *cli) withStore(ctx context.Context, name string, args []string, extra func(*flag.FlagSet), fn func(store, []string) error) error {
-	def, err := storeFlagsFromEnv(name)
+	def, set, err := storeFlagsFromEnv(name)
 	if err != nil {
 		return err
 	}
@@ -30,9 +32,14 @@ func (c *cli) withStore(ctx context.Context, name string, args []string, extra f
 	if err := c.parse(fs, interleave(fs, args), false); err != nil {
 		return err
 	}
+	for f := range provided(fs) {
+		set[f] = true
+	}
+	sf.resolveDemo(set)
 	if err := sf.validate(); err != nil {
 		return err
 	}
+	c.demoStoreHint(sf, set)
 	log := newLogger(c.stderr, sf)
 	st, err := openStore(ctx, sf, log)
 	if err != nil {
@@ -45,6 +52,22 @@ func (c *cli) withStore(ctx context.Context, name string, args []string, extra f
 	}
 	defer closeBus(bus, log)
 	return fn(st, fs.Args())
+}
+
+// demoStoreHint warns when a command is about to create the default store
+// ./data while the store of `serve --demo` exists: the key or session it
+// writes would not reach a demo server (the first request would be a 401).
+func (c *cli) demoStoreHint(sf storeFlags, set map[string]bool) {
+	if sf.demo || sf.databaseURL != "" || set["data-dir"] || sf.dataDir != defaultDataDir {
+		return
+	}
+	if _, err := os.Stat(defaultDataDir); !errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if st, err := os.Stat(demoDataDir); err == nil && st.IsDir() {
+		fmt.Fprintf(c.stderr, "assetd: note: using a new store in %s; a server started with serve --demo reads %s: add --demo to use its store\n",
+			defaultDataDir, demoDataDir)
+	}
 }
 
 // interleave moves positional arguments after the flags, so both

@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/assetd/assetd/internal/buildinfo"
 )
 
 func main() {
@@ -46,6 +48,7 @@ const usageText = `assetd: the Asset Data Service
 
 Usage:
   assetd serve [flags]                       run the API server
+  assetd version                             print the version, VCS revision and commit time (also --version)
   assetd migrate [flags]                     apply database migrations and exit
   assetd keys create --project NAME [--scopes S1,S2]
   assetd keys list
@@ -110,10 +113,26 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.ingest(ctx, args[1:])
 	case "trades":
 		return c.trades(ctx, args[1:])
+	case "version", "--version", "-version":
+		return c.version(args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(c.stdout, usageText)
 		return nil
 	}
 	fmt.Fprint(c.stderr, usageText)
 	return usageError{fmt.Sprintf("unknown command %q", args[0])}
+}
+
+// version prints the binary's build information (`assetd version`,
+// `assetd --version`).
+func (c *cli) version(args []string) error {
+	fs := newFlagSet("version")
+	if err := c.parse(fs, args, false); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("version: unexpected argument %q", fs.Arg(0))}
+	}
+	fmt.Fprintln(c.stdout, buildinfo.Read())
+	return nil
 }

@@ -19,18 +19,19 @@ import (
 
 // projects is `assetd projects add-member|members`.
 func (c *cli) projects(ctx context.Context, args []string) error {
-	if len(args) == 0 || (args[0] != "add-member" && args[0] != "members") {
-		return usageError{"projects: want add-member or members"}
+	sub, rest, err := c.subcommand("projects", args)
+	if err != nil {
+		return err
 	}
 	var name, userID, role string
-	return c.withStore(ctx, "projects "+args[0], args[1:], func(fs *flag.FlagSet) {
+	return c.withStore(ctx, "projects "+sub, rest, func(fs *flag.FlagSet) {
 		fs.StringVar(&name, "project", "", "project name (created on first use, as by keys create)")
 		fs.StringVar(&userID, "user-id", "", "user id as /v1/whoami reports it")
-		if args[0] == "add-member" {
+		if sub == "add-member" {
 			fs.StringVar(&role, "role", "", "owner, admin or member")
 		}
 	}, func(st store, _ []string) error {
-		if args[0] == "add-member" {
+		if sub == "add-member" {
 			if err := project.Check(name, userID, role); err != nil {
 				return usageError{"projects add-member: " + err.Error()}
 			}
@@ -65,10 +66,11 @@ func (c *cli) projects(ctx context.Context, args []string) error {
 
 // newDashboard wires /dashboard/ to the store, the session router, the
 // list service and the list reader (its token search and resolution).
-func newDashboard(log *slog.Logger, st store, sessions dashboard.Sessions, svc *lists.Service, views *lists.Views, reader *lists.Reader) http.Handler {
+// storeHint names the store for a failed sign-in's message.
+func newDashboard(log *slog.Logger, st store, sessions dashboard.Sessions, svc *lists.Service, views *lists.Views, reader *lists.Reader, storeHint string) http.Handler {
 	return dashboard.New(dashboard.Deps{
 		Log: log, Sessions: sessions, Projects: st, Keys: st, KeyManager: apikey.Manager{Store: st, Now: time.Now},
-		Lists: svc, Views: views, Tokens: reader, Now: time.Now, Usage: dashboardUsage{st},
+		Lists: svc, Views: views, Tokens: reader, Now: time.Now, Usage: dashboardUsage{st}, Store: storeHint,
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/buildinfo"
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/coalesce"
 	"github.com/assetd/assetd/internal/connlimit"
@@ -52,9 +53,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	var retention time.Duration
 	fs := newFlagSet("serve")
 	addStoreFlags(fs, &cfg.storeFlags, defaultStoreFlags)
+	fs.Lookup("demo").Usage = "serve the built-in simulated market feed (its own default data dir, " + demoDataDir + ")"
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "API listen address")
 	fs.StringVar(&cfg.adminAddr, "admin-addr", "", "metrics and pprof listen address; off when empty")
-	fs.BoolVar(&cfg.demo, "demo", false, "serve the built-in simulated market feed (its own default data dir, "+demoDataDir+")")
 	fs.StringVar(&cfg.oidcIssuer, "oidc-issuer", "", "OIDC issuer URL whose JWTs /v1/whoami accepts")
 	fs.StringVar(&cfg.oidcAudience, "oidc-audience", "", "required JWT audience")
 	fs.StringVar(&cfg.rate, "rate-limit", "100000/10s", "default per-key rate, N/WINDOW")
@@ -106,9 +107,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	if cfg.natsURL != "" && !provided(fs)["reload-interval"] {
 		cfg.reloadInterval = natsReloadInterval
 	}
-	if cfg.demo && cfg.databaseURL == "" && !provided(fs)["data-dir"] {
-		cfg.dataDir = demoDataDir
-	}
+	cfg.resolveDemo(provided(fs))
 	if fs.NArg() > 0 {
 		return cfg, usageError{fmt.Sprintf("serve: unexpected argument %q", fs.Arg(0))}
 	}
@@ -492,9 +491,10 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Execution:     exec, QuoteBudget: quoteBudget,
 		Readiness:   newReadiness(st, cat, mp, cfg.readyMinCoverage, source),
 		TokenLists:  &tokenlist.Exporter{Store: st, Now: time.Now},
-		Dashboard:   newDashboard(log, st, router, listSvc, listViews, listReader),
+		Dashboard:   newDashboard(log, st, router, listSvc, listViews, listReader, cfg.storeHint()),
 		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
 		OnChain: chain,
+		Store: cfg.storeHint(), Version: buildinfo.Read().Version,
 	})
 
 	// coalesce: a response's headers and body leave in one write

@@ -131,7 +131,18 @@ func newLogHandler(w io.Writer, sf storeFlags) slog.Handler {
 	lvl, _ := parseLevel(sf.logLevel)
 	opts := &slog.HandlerOptions{Level: lvl}
 	if sf.logFormat == "json" {
+		opts.ReplaceAttr = durationSeconds
 		return slog.NewJSONHandler(w, opts)
 	}
 	return slog.NewTextHandler(w, opts)
+}
+
+// durationSeconds writes every duration of a JSON log line as a number of
+// seconds (0.0123), not slog's default integer nanoseconds; the text
+// format keeps Go's "12.3ms".
+func durationSeconds(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		a.Value = slog.Float64Value(a.Value.Duration().Seconds())
+	}
+	return a
 }

@@ -30,11 +30,11 @@ func TestValidate(t *testing.T) {
 		body               string
 		wantErr            string // "" when the response conforms
 	}{
-		{"health", "GET", "/v1/health", 200, ok, `{"ok":true}`, ""},
-		{"health with simulated", "GET", "/v1/health", 200, ok, `{"ok":true,"simulated":true}`, ""},
-		{"health wrong type", "GET", "/v1/health", 200, ok, `{"ok":"yes"}`, "ok"},
+		{"health", "GET", "/v1/health", 200, ok, `{"ok":true,"version":"v1"}`, ""},
+		{"health with simulated", "GET", "/v1/health", 200, ok, `{"ok":true,"simulated":true,"version":"v1"}`, ""},
+		{"health wrong type", "GET", "/v1/health", 200, ok, `{"ok":"yes","version":"v1"}`, "ok"},
 		{"health missing field", "GET", "/v1/health", 200, ok, `{}`, "ok"},
-		{"no request id", "GET", "/v1/health", 200, http.Header{"Content-Type": {"application/json"}}, `{"ok":true}`, "x-request-id"},
+		{"no request id", "GET", "/v1/health", 200, http.Header{"Content-Type": {"application/json"}}, `{"ok":true,"version":"v1"}`, "x-request-id"},
 		{"unknown route 404", "GET", "/v1/nope", 404, ok, `{"error":{"_tag":"NotFoundError","message":"not found"}}`, ""},
 		{"unknown route 200", "GET", "/v1/nope", 200, ok, `{}`, "does not describe"},
 		{"fixture route", "GET", "/test/read", 200, ok, `{"ok":true}`, ""},
@@ -72,8 +72,8 @@ func TestValidate(t *testing.T) {
 		{"400 with rate headers", "GET", "/v1/assets/search", 400, with(ok, rate...), `{"error":{"_tag":"BadRequestError","message":"m"}}`, ""},
 		{"404 with rate headers", "GET", "/v1/assets/sol", 404, with(ok, rate...), `{"error":{"_tag":"NotFoundError","message":"m"}}`, ""},
 		{"403 with rate headers", "GET", "/v2/execution/route?mint=x", 403, with(ok, rate...), `{"error":{"_tag":"AssetAdvisoryError","message":"m","details":{"code":"advisory_blocked"}}}`, ""},
-		{"401 with rate headers", "GET", "/v1/assets/search", 401, with(ok, rate...), `{"error":{"_tag":"UnauthorizedError","message":"m"}}`, "does not declare"},
-		{"health with rate headers", "GET", "/v1/health", 200, with(ok, rate...), `{"ok":true}`, "does not declare"},
+		{"401 with rate headers", "GET", "/v1/assets/search", 401, with(with(ok, rate...), "WWW-Authenticate", `ApiKey header="x-api-key"`), `{"error":{"_tag":"UnauthorizedError","message":"m"}}`, "does not declare"},
+		{"health with rate headers", "GET", "/v1/health", 200, with(ok, rate...), `{"ok":true,"version":"v1"}`, "does not declare"},
 		{"400 with Retry-After", "GET", "/v1/assets/search", 400, with(ok, "Retry-After", "1"), `{"error":{"_tag":"BadRequestError","message":"m"}}`, "does not declare"},
 		{"part of the trio", "GET", "/v1/assets/search", 400, with(ok, "RateLimit-Limit", "10"), `{"error":{"_tag":"BadRequestError","message":"m"}}`, "come together"},
 		{"RateLimit-Remaining not a number", "GET", "/v1/assets/search", 400, with(ok, "RateLimit-Limit", "10", "RateLimit-Remaining", "many", "RateLimit-Reset", "1"), `{"error":{"_tag":"BadRequestError","message":"m"}}`, "RateLimit-Remaining"},
@@ -116,7 +116,7 @@ func TestWarmCompilesEverySchema(t *testing.T) { Warm(t) }
 func BenchmarkValidateHealth(b *testing.B) {
 	req := httptest.NewRequest("GET", "/v1/health", nil)
 	h := http.Header{"X-Request-Id": {"r1"}, "Content-Type": {"application/json"}, "Cache-Control": {"no-store"}}
-	body := []byte(`{"ok":true}`)
+	body := []byte(`{"ok":true,"version":"v1"}`)
 	for b.Loop() {
 		if err := Validate(req, 200, h, body); err != nil {
 			b.Fatal(err)
@@ -143,7 +143,7 @@ func TestTally(t *testing.T) {
 	record := func(method, path string, status int, body string) error {
 		return tally.Record(httptest.NewRequest(method, path, nil), status, ok, []byte(body))
 	}
-	if err := record("GET", "/v1/health", 200, `{"ok":true}`); err != nil {
+	if err := record("GET", "/v1/health", 200, `{"ok":true,"version":"v1"}`); err != nil {
 		t.Fatalf("conforming health: %v", err)
 	}
 	if err := record("GET", "/v1/health", 200, `{"ok":"yes"}`); err == nil {

@@ -107,6 +107,9 @@ type Deps struct {
 	Views      Refresher
 	Tokens     Tokens
 	Now        func() time.Time
+	// Store names the store sessions are read from (no secrets), for the
+	// message of a failed sign-in ("" leaves it out).
+	Store string
 }
 
 // Base is the path the dashboard is mounted on.

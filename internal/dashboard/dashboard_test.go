@@ -101,6 +101,7 @@ func newEnv(t *testing.T, usage Usage) *env {
 		Sessions: fakeSessions{ownerTok: {UserID: "u-owner", PrimaryEmail: "o@example.com"}, memberTok: {UserID: "u-member", PrimaryEmail: "m@example.com"}},
 		Projects: st, Keys: st, KeyManager: apikey.Manager{Store: st, Now: func() time.Time { return now }},
 		Usage: usage, Lists: svc, Views: lists.NewViews(st, 100), Tokens: fakeTokens{}, Now: func() time.Time { return now },
+		Store: "SQLite in ./data-demo; CLI commands reach it with --demo",
 	})
 	return &env{h: h, st: st, owner: &o, other: x.ProjectID}
 }
@@ -190,7 +191,9 @@ func TestSignIn(t *testing.T) {
 	if r := signIn(ownerTok, "abc", "xyz", false); r.status != 403 {
 		t.Fatalf("sign-in with a wrong CSRF token: %d", r.status)
 	}
-	if r := signIn("ads_nope", "abc", "abc", false); r.status != 401 || !strings.Contains(r.body, "invalid or expired") {
+	// A failed sign-in names the store the server reads sessions from.
+	if r := signIn("ads_nope", "abc", "abc", false); r.status != 401 || !strings.Contains(r.body, "invalid or expired") ||
+		!strings.Contains(r.body, "This server reads sessions from SQLite in ./data-demo; CLI commands reach it with --demo") {
 		t.Fatalf("sign-in with a bad session: %d %s", r.status, r.body)
 	}
 	for _, tlsOn := range []bool{false, true} {

@@ -133,7 +133,11 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 		if !errors.Is(err, session.ErrInvalid) {
 			h.d.Log.ErrorContext(r.Context(), "dashboard sign-in failed", "err", err)
 		}
-		h.signInPage(w, r, "That session is invalid or expired.")
+		msg := "That session is invalid or expired."
+		if h.d.Store != "" {
+			msg += " This server reads sessions from " + h.d.Store + "; a session created in another store is unknown here."
+		}
+		h.signInPage(w, r, msg)
 		return
 	}
 	setCookie(w, r, preCSRFCookie, "", -1)

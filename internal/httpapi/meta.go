@@ -26,15 +26,16 @@ func (s *Server) openapi(w http.ResponseWriter, _ *http.Request) error {
 }
 
 type healthBody struct {
-	OK        bool `json:"ok"`
-	Simulated bool `json:"simulated,omitempty"`
+	OK        bool   `json:"ok"`
+	Simulated bool   `json:"simulated,omitempty"`
+	Version   string `json:"version"`
 }
 
-// health is GET /v1/health: {"ok":true}, plus "simulated":true when the
-// market data is the built-in demo feed.
+// health is GET /v1/health: {"ok":true,"version":...}, plus
+// "simulated":true when the market data is the built-in demo feed.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", noStore)
-	return writeJSON(w, http.StatusOK, healthBody{OK: true, Simulated: s.d.Simulated})
+	return writeJSON(w, http.StatusOK, healthBody{OK: true, Simulated: s.d.Simulated, Version: s.d.Version})
 }
 
 // whoami is GET /v1/whoami: the identity of a session from the __session

@@ -196,7 +196,7 @@ func (s *Server) withInstrument(next http.Handler) http.Handler {
 			if ri.key != nil {
 				keyID = ri.key.ID
 			}
-			s.d.Log.LogAttrs(r.Context(), accessLevel(status), "request",
+			s.d.Log.LogAttrs(r.Context(), accessLevel(route, status), "request",
 				slog.String("request_id", ri.id), slog.String("method", r.Method), slog.String("route", route),
 				slog.String("path", r.URL.Path), slog.Int("status", status), slog.Duration("dur", d), slog.String("key", keyID))
 		}()
@@ -313,7 +313,13 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, rt route) err
 	k := s.d.Keys.Lookup(plain)
 	if k == nil {
 		s.d.Metrics.AuthFails.WithLabelValues("invalid").Inc()
-		return apierr.New(apierr.Unauthorized, "Invalid API key")
+		msg := "Invalid API key: no active key with this secret"
+		if s.d.Store != "" {
+			// Say which store: a key created in another one (keys create
+			// without --demo against serve --demo) is the usual cause.
+			msg += " in this server's store (" + s.d.Store + ")"
+		}
+		return apierr.New(apierr.Unauthorized, msg)
 	}
 	info(r.Context()).key = k
 	if !k.HasAnyScope(rt.scopes) {

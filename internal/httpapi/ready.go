@@ -25,8 +25,37 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) error {
 	if !rep.Ready {
 		status = http.StatusServiceUnavailable
 	}
+	s.logReadiness(r.Context(), rep)
 	return writeJSON(w, status, rep)
 }
+
+// logReadiness logs a change of readiness once, not every probe: WARN
+// with the failing checks when the service becomes (or starts) not
+// ready, INFO when it becomes ready again. The 503s themselves are
+// access-logged at DEBUG (accessLevel).
+func (s *Server) logReadiness(ctx context.Context, rep readiness.Report) {
+	state := int32(readyStateNot)
+	if rep.Ready {
+		state = readyStateReady
+	}
+	prev := s.readyState.Swap(state)
+	if prev == state || (prev == 0 && rep.Ready) {
+		return
+	}
+	if rep.Ready {
+		s.d.Log.InfoContext(ctx, "ready: /readyz answers 200")
+		return
+	}
+	s.d.Log.WarnContext(ctx, "not ready: /readyz answers 503 until every check passes (logged once per change)",
+		"store_ok", rep.Store.OK, "store_error", rep.Store.Error, "registry_assets", rep.Registry.Assets,
+		"markets_ok", rep.Markets.OK, "market_coverage", rep.Markets.Coverage["any"], "min_coverage", rep.Markets.MinCoverage)
+}
+
+// readyState values (Server.readyState; 0: no probe yet).
+const (
+	readyStateNot   = 1
+	readyStateReady = 2
+)
 
 // SimulatedHeader marks every response of a server whose market data is
 // the built-in demo feed, so a capture cannot pass simulated numbers as

@@ -113,6 +113,14 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	}
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
+	// Every 401 names its challenge (RFC 9110 §11.6.1): the API key
+	// header, or a bearer session on /v1/whoami.
+	switch e.Kind {
+	case apierr.Unauthorized:
+		h.Set("WWW-Authenticate", `ApiKey header="x-api-key"`)
+	case apierr.SessionUnauthorized:
+		h.Set("WWW-Authenticate", `Bearer realm="assetd"`)
+	}
 	if e.Kind == apierr.RateLimited && h.Get("Retry-After") == "" {
 		// Every 429 says when to retry (docs/errors.md), whichever limit
 		// refused it.

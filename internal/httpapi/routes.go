@@ -74,9 +74,10 @@ func (s *Server) routes() []route {
 	rs := []route{
 		// Meta
 		{pattern: "GET /v1/health", auth: authNone, cache: noStore, handler: s.health},
-		{pattern: "GET /readyz", auth: authNone, cache: noStore, handler: s.ready},
+		{pattern: readyzPattern, auth: authNone, cache: noStore, handler: s.ready},
 		{pattern: "GET /v1/whoami", auth: authSession, cache: noStore, handler: s.whoami},
 		{pattern: "GET /openapi.json", auth: authNone, cache: cacheContract, handler: s.openapi},
+		{pattern: "GET /{$}", auth: authNone, cache: noStore, handler: s.root},
 
 		// Assets (collection). Literal segments win over {assetId}.
 		{pattern: "GET /v1/assets/resolve", scopes: read, cache: cacheSearch, handler: s.resolve},
@@ -135,7 +136,8 @@ func (s *Server) routes() []route {
 		}...)
 	}
 	if s.d.Dashboard != nil {
-		rs = append(rs, route{pattern: "/dashboard/", auth: authNone, cache: noStore, handler: s.dashboard})
+		rs = append(rs, route{pattern: "/dashboard/", auth: authNone, cache: noStore, handler: s.dashboard},
+			route{pattern: "GET /dashboard", auth: authNone, cache: noStore, handler: s.dashboardSlash})
 	}
 	if s.d.Lists == nil {
 		return rs

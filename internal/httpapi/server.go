@@ -16,6 +16,7 @@ import (
 
 	"github.com/assetd/assetd/api"
 	"github.com/assetd/assetd/internal/apikey"
+	"github.com/assetd/assetd/internal/buildinfo"
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/chart"
 	"github.com/assetd/assetd/internal/execution"
@@ -135,6 +136,13 @@ type Deps struct {
 	// Decimals resolves decimals the registry lacks (internal/decimals) for
 	// market rows (nil: the registry's only).
 	Decimals func(mint string) (int, bool)
+	// Store names the store keys are read from, with the CLI flags that
+	// reach it, for the message of an invalid-key 401 (no secrets: a data
+	// directory or a database name; "" leaves it out).
+	Store string
+	// Version is the build's version, as /v1/health and GET / report it
+	// (default: buildinfo.Read().Version).
+	Version string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -171,6 +179,9 @@ type Server struct {
 	snapBodies bodyCache
 	// limAllowed is the limiter metric's "allowed" child, resolved once.
 	limAllowed prometheus.Counter
+	// readyState is the last readiness state /readyz answered (1 not ready,
+	// 2 ready, 0 none yet): a change is logged once, not every probe.
+	readyState atomic.Int32
 	// snapRaw holds the same bodies by the request body's bytes.
 	snapRaw  bodyCache
 	trendSeq atomic.Uint64
@@ -200,6 +211,9 @@ func New(d Deps) *Server {
 	}
 	if d.Canonical == nil {
 		d.Canonical = noCanonical{}
+	}
+	if d.Version == "" {
+		d.Version = buildinfo.Read().Version
 	}
 	if d.Advisories == nil {
 		d.Advisories = noAdvisories{}

@@ -293,7 +293,7 @@ func TestRoutingErrors(t *testing.T) {
 func TestHealth(t *testing.T) {
 	h := newHarness(t, ratelimit.Policy{})
 	r := h.do(t, "GET", "/v1/health", nil, nil)
-	if d := cmp.Diff(map[string]any{"ok": true}, r.body); r.status != 200 || d != "" {
+	if d := cmp.Diff(map[string]any{"ok": true, "version": h.srv.d.Version}, r.body); r.status != 200 || d != "" {
 		t.Fatalf("health %d (-want +got):\n%s", r.status, d)
 	}
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/assetd/assetd/internal/apierr"
@@ -31,7 +32,18 @@ func (s *Server) listTokenList(w http.ResponseWriter, r *http.Request) error {
 			entries[i].Advisory = string(t.Advisory.Status)
 		}
 	}
-	doc, err := s.d.TokenLists.Export(r.Context(), key, rl.Summary.Name, tokenlist.Tokens(entries))
+	tokens, omitted := tokenlist.Tokens(entries)
+	doc, err := s.d.TokenLists.Export(r.Context(), key, rl.Summary.Name, tokens, omitted)
+	if errors.Is(err, tokenlist.ErrEmpty) {
+		// The schema needs at least one token: an empty document would be
+		// invalid, so say why there is none (docs/lists.md).
+		d := apierr.Details{"code": "empty_tokenlist", "members": len(entries)}
+		if len(omitted) > 0 {
+			d["x-omitted"] = omitted
+		}
+		return apierr.Newf(apierr.NotFound, "list %q has no member that can be exported as a token list (%d members, %d omitted: see details.x-omitted); "+
+			"the token-list schema requires at least one token", slug, len(entries), len(omitted)).WithDetails(d)
+	}
 	if err != nil {
 		return apierr.Wrap(err)
 	}

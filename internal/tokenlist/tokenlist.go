@@ -77,6 +77,9 @@ type List struct {
 	Version   Version           `json:"version"`
 	Tokens    []Token           `json:"tokens"`
 	Tags      map[string]TagDef `json:"tags,omitempty"`
+	// Omitted lists the members left out of Tokens and why (an extension
+	// field: the schema allows extra top-level members).
+	Omitted []Omitted `json:"x-omitted,omitempty"`
 }
 
 // Entry is a list member as the list read shows it.
@@ -90,12 +93,43 @@ type Entry struct {
 	Advisory string // "" or the advisory status (blocked members are not passed)
 }
 
-// Tokens converts entries, in rank order, to schema tokens. Entries
-// without known decimals are left out (the schema requires decimals).
-func Tokens(entries []Entry) []Token {
+// Omitted is a member an export leaves out, and why; the document lists
+// them in its `x-omitted` extension, so no member is dropped silently.
+type Omitted struct {
+	Address string `json:"address"`
+	Symbol  string `json:"symbol,omitempty"`
+	Reason  string `json:"reason"`
+}
+
+// Reasons of Omitted.
+const (
+	// ReasonDecimalsUnknown: no source (registry, token index, metadata
+	// provider) knows the mint's decimals, which the schema requires.
+	ReasonDecimalsUnknown = "decimals_unknown"
+	// ReasonDecimalsInvalid: the known decimals are outside 0..255.
+	ReasonDecimalsInvalid = "decimals_out_of_range"
+)
+
+// ErrEmpty: no member of the list can be exported, and the schema needs
+// at least one token.
+var ErrEmpty = errors.New("no member of the list can be exported: the token-list schema needs at least one token")
+
+// Tokens converts entries, in rank order, to schema tokens, and reports
+// the entries it leaves out: those without known decimals (the schema
+// requires decimals) or with decimals outside 0..255.
+func Tokens(entries []Entry) ([]Token, []Omitted) {
 	out := make([]Token, 0, len(entries))
+	var omitted []Omitted
 	for _, e := range entries {
 		if e.Decimals == nil || *e.Decimals < 0 || *e.Decimals > 255 {
+			o := Omitted{Address: e.Mint, Reason: ReasonDecimalsUnknown}
+			if e.Decimals != nil {
+				o.Reason = ReasonDecimalsInvalid
+			}
+			if e.Symbol != nil {
+				o.Symbol = clip(strings.Join(strings.Fields(*e.Symbol), ""), maxSymbol)
+			}
+			omitted = append(omitted, o)
 			continue
 		}
 		t := Token{ChainID: ChainID, Address: e.Mint, Decimals: *e.Decimals}
@@ -119,7 +153,7 @@ func Tokens(entries []Entry) []Token {
 		}
 		out = append(out, t)
 	}
-	return out
+	return out, omitted
 }
 
 // ListName maps a list name onto the schema's name rule (1..30 of
@@ -209,9 +243,20 @@ func CommunityKey(listID string) string { return "list:" + listID }
 // CuratedKey names the state of a curated list.
 func CuratedKey(slug string) string { return "curated:" + slug }
 
-// Export returns the list document for tokens, bumping and persisting the
-// version when tokens differ from the last export.
-func (e Exporter) Export(ctx context.Context, key, name string, tokens []Token) (List, error) {
+// Export returns the list document for tokens (omitted: the members
+// Tokens left out, listed in its x-omitted), bumping and persisting the
+// version when tokens differ from the last export. With no token it
+// returns ErrEmpty and persists nothing: the schema needs one.
+func (e Exporter) Export(ctx context.Context, key, name string, tokens []Token, omitted []Omitted) (List, error) {
+	if len(tokens) == 0 {
+		return List{}, ErrEmpty
+	}
+	l, err := e.export(ctx, key, name, tokens)
+	l.Omitted = omitted
+	return l, err
+}
+
+func (e Exporter) export(ctx context.Context, key, name string, tokens []Token) (List, error) {
 	for attempt := 0; ; attempt++ {
 		st, err := e.Store.ExportState(ctx, key)
 		var prev *Version

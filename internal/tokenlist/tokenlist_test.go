@@ -2,7 +2,9 @@ package tokenlist
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,9 +61,10 @@ func sp(s string) *string { return &s }
 func ip(i int) *int       { return &i }
 
 func TestTokens(t *testing.T) {
-	got := Tokens([]Entry{
+	got, omitted := Tokens([]Entry{
 		{Mint: "M1", Symbol: sp("US DC"), Name: sp("USD\tCoin"), Decimals: ip(6), LogoURI: sp("https://x.example/l.png"), Verified: true, Advisory: "caution"},
-		{Mint: "M2", Decimals: nil},                                   // no decimals: left out
+		{Mint: "M2", Decimals: nil, Symbol: sp("NO DEC")},             // no decimals: left out, reported
+		{Mint: "M5", Decimals: ip(300)},                               // impossible decimals: left out, reported
 		{Mint: "M3", Decimals: ip(9), LogoURI: sp("not a uri")},       // bad logo dropped
 		{Mint: "M4", Decimals: ip(0), Advisory: "blocked", Name: nil}, // blocked is not a tag
 	})
@@ -72,6 +75,30 @@ func TestTokens(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("Tokens (-want +got):\n%s", d)
+	}
+	wantOmitted := []Omitted{{Address: "M2", Symbol: "NODEC", Reason: ReasonDecimalsUnknown}, {Address: "M5", Reason: ReasonDecimalsInvalid}}
+	if d := cmp.Diff(wantOmitted, omitted); d != "" {
+		t.Fatalf("omitted (-want +got):\n%s", d)
+	}
+}
+
+// An export without any token is an error (the schema needs one) and
+// persists nothing; omitted members ride along in x-omitted.
+func TestExportEmptyAndOmitted(t *testing.T) {
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	s := &racingStore{}
+	e := Exporter{Store: s, Now: func() time.Time { return now }}
+	om := []Omitted{{Address: "M2", Reason: ReasonDecimalsUnknown}}
+	if _, err := e.Export(context.Background(), "list:x", "X", nil, om); !errors.Is(err, ErrEmpty) || s.st != nil {
+		t.Fatalf("empty export: err %v, stored %+v", err, s.st)
+	}
+	l, err := e.Export(context.Background(), "list:x", "X", []Token{tok("A", "a")}, om)
+	if err != nil || len(l.Tokens) != 1 || cmp.Diff(om, l.Omitted) != "" {
+		t.Fatalf("export with an omitted member: %+v %v", l, err)
+	}
+	raw, _ := json.Marshal(l)
+	if !strings.Contains(string(raw), `"x-omitted":[{"address":"M2","reason":"decimals_unknown"}]`) {
+		t.Fatalf("x-omitted not in the document: %s", raw)
 	}
 }
 
@@ -106,7 +133,7 @@ func TestExportRetriesAConflict(t *testing.T) {
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	s := &racingStore{races: 1}
 	e := Exporter{Store: s, Now: func() time.Time { return now }}
-	l, err := e.Export(context.Background(), "list:x", "X", []Token{tok("A", "a")})
+	l, err := e.Export(context.Background(), "list:x", "X", []Token{tok("A", "a")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
