@@ -494,7 +494,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Dashboard:   newDashboard(log, st, router, listSvc, listViews, listReader, cfg.storeHint()),
 		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
 		OnChain: chain,
-		Store: cfg.storeHint(), Version: buildinfo.Read().Version,
+		Store:   cfg.storeHint(), Version: buildinfo.Read().Version,
 	})
 
 	// coalesce: a response's headers and body leave in one write
