@@ -367,9 +367,15 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// On-chain facts: chainCaller is the --solana-rpc-url JSON-RPC client
-	// (internal/solanarpc); while nil the reader only serves stored facts.
+	// One --solana-rpc-url client (internal/solanarpc) for the trade
+	// source, the on-chain reader and Yellowstone's missed-slot fill, so
+	// they share one --solana-rps budget. Without it the on-chain reader
+	// only serves stored facts.
+	rpc := cfg.tradeSource.client()
 	var chainCaller onchain.Caller
+	if rpc != nil {
+		chainCaller = rpc
+	}
 	chain, err := newOnChain(ctx, st, cat, chainCaller, cfg.demo, log)
 	if err != nil {
 		return err
@@ -428,7 +434,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	// ingester as POST /v1/internal/trades (docs/tradesource.md).
 	var source *tradeSource
 	if trades != nil {
-		if source, err = newTradeSource(cfg, st, trades, log); err != nil {
+		if source, err = newTradeSource(cfg, rpc, st, trades, log); err != nil {
 			return err
 		}
 		source.registerMetrics(m)
@@ -534,7 +540,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		close(flushStopped)
 	}
 	// Yellowstone gRPC trade source (--yellowstone-url; docs/tradesource.md).
-	ys, closeYS, err := newYellowstoneSource(cfg, trades, log)
+	ys, closeYS, err := newYellowstoneSource(cfg, rpc, trades, log)
 	if err != nil {
 		return err
 	}

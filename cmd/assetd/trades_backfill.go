@@ -44,7 +44,7 @@ func (c *cli) tradesBackfill(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		sc := f.sourceConfig()
+		sc := f.sourceConfig(f.client())
 		sc.Name = fmt.Sprintf("backfill:%d-%d", from, to)
 		sc.Store, sc.Ingest, sc.Start, sc.Stop = st, in, from, to
 		src := chainsource.New(sc)

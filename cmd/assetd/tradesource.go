@@ -8,13 +8,13 @@ import (
 	"log/slog"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/assetd/assetd/internal/chainsource"
 	"github.com/assetd/assetd/internal/metrics"
 	"github.com/assetd/assetd/internal/refresh"
 	"github.com/assetd/assetd/internal/refresh/redisshare"
 	"github.com/assetd/assetd/internal/solanarpc"
+	"github.com/assetd/assetd/internal/swapdecode"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -36,7 +36,7 @@ func addTradeSourceFlags(fs *flag.FlagSet, f *tradeSourceFlags) {
 	fs.StringVar(&f.encoding, "solana-encoding", "jsonParsed", "getBlock encoding: jsonParsed or json")
 	fs.Float64Var(&f.rps, "solana-rps", 10, "requests per second the trade source may send to the RPC endpoint (retries included)")
 	fs.StringVar(&f.start, "solana-start-slot", "latest", "where an empty cursor starts: a slot number or latest (a stored cursor always wins)")
-	fs.StringVar(&f.stable, "stable-mints", strings.Join(chainsource.DefaultStableMints, ","), "comma list of USD-stable mints whose legs become trades (default USDC, USDT)")
+	fs.StringVar(&f.stable, "stable-mints", swapdecode.DefaultStableList, "comma list of USD-stable mints whose legs become trades (default USDC, USDT)")
 }
 
 func (f tradeSourceFlags) validate() error {
@@ -76,28 +76,30 @@ func (f tradeSourceFlags) startSlot() (int64, error) {
 }
 
 func (f tradeSourceFlags) stableMints() (map[string]bool, error) {
-	var mints []string
-	for _, m := range strings.Split(f.stable, ",") {
-		if m = strings.TrimSpace(m); m != "" {
-			if len(m) < 32 || len(m) > 44 {
-				return nil, fmt.Errorf("--stable-mints: %q is not a mint address", m)
-			}
-			mints = append(mints, m)
-		}
+	m, err := swapdecode.ParseStableMints(f.stable)
+	if err != nil {
+		return nil, fmt.Errorf("--stable-mints: %w", err)
 	}
-	if len(mints) == 0 {
-		return nil, errors.New("--stable-mints must name at least one mint")
-	}
-	return chainsource.StableSet(mints), nil
+	return m, nil
 }
 
-// sourceConfig is the chainsource configuration of the flags, without
-// the store and ingester.
-func (f tradeSourceFlags) sourceConfig() chainsource.Config {
+// client is the one JSON-RPC client of --solana-rpc-url (nil without
+// it): the trade source, the on-chain reader and Yellowstone's missed-slot
+// fill share it and so its --solana-rps budget.
+func (f tradeSourceFlags) client() *solanarpc.Client {
+	if f.rpcURL == "" {
+		return nil
+	}
+	return solanarpc.New(f.rpcURL, solanarpc.Options{RPS: f.rps})
+}
+
+// sourceConfig is the chainsource configuration of the flags over rpc,
+// without the store and ingester.
+func (f tradeSourceFlags) sourceConfig(rpc *solanarpc.Client) chainsource.Config {
 	start, _ := f.startSlot()
 	stable, _ := f.stableMints()
 	return chainsource.Config{
-		RPC:        solanarpc.New(f.rpcURL, solanarpc.Options{RPS: f.rps}),
+		RPC:        rpc,
 		Commitment: f.commitment, Encoding: f.encoding, Start: start, Stable: stable,
 	}
 }
@@ -110,13 +112,13 @@ type tradeSource struct {
 	elector *refresh.Elector
 }
 
-func newTradeSource(cfg serveConfig, st chainsource.Store, in chainsource.Ingester, log *slog.Logger) (*tradeSource, error) {
-	if cfg.tradeSource.rpcURL == "" || cfg.demo {
+func newTradeSource(cfg serveConfig, rpc *solanarpc.Client, st chainsource.Store, in chainsource.Ingester, log *slog.Logger) (*tradeSource, error) {
+	if rpc == nil || cfg.demo {
 		return nil, nil
 	}
 	log = log.With("component", "tradesource")
 	ts := &tradeSource{}
-	sc := cfg.tradeSource.sourceConfig()
+	sc := cfg.tradeSource.sourceConfig(rpc)
 	sc.Store, sc.Ingest, sc.Log = st, in, log
 	if cfg.redis.url != "" {
 		rdb, err := redisshare.Open(cfg.redis.url, cfg.redis.timeout)

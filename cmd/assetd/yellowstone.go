@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 
 	"github.com/assetd/assetd/internal/ingest"
+	"github.com/assetd/assetd/internal/solanarpc"
 	"github.com/assetd/assetd/internal/yellowstone"
 	"github.com/assetd/assetd/internal/yellowstone/geyserpb"
 )
@@ -42,11 +44,28 @@ func (f yellowstoneFlags) validate() error {
 	return nil
 }
 
-// stableMints is the USD-stable set of the streamed trades: USDC and USDT
-// (issue #28's default of --stable-mints, which the RPC source adds).
-var stableMints = map[string]bool{
-	"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v": true, // USDC
-	"Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB": true, // USDT
+// rpcBlocks fills the stream's missed slots through getBlock on the
+// --solana-rpc-url client, with the trade source's commitment and
+// encoding; -32007/-32009 (skipped or missing) count as skipped.
+type rpcBlocks struct {
+	rpc                  *solanarpc.Client
+	commitment, encoding string
+}
+
+func (b rpcBlocks) GetBlock(ctx context.Context, slot int64) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := b.rpc.Call(ctx, "getBlock", []any{slot, map[string]any{
+		"commitment": b.commitment, "encoding": b.encoding, "transactionDetails": "full",
+		"maxSupportedTransactionVersion": 0, "rewards": false}}, &raw)
+	switch {
+	case solanarpc.Skipped(err):
+		return nil, fmt.Errorf("getBlock %d: %w: %w", slot, yellowstone.ErrSlotSkipped, err)
+	case err != nil:
+		return nil, err
+	case len(raw) == 0 || string(raw) == "null":
+		return nil, fmt.Errorf("getBlock %d: null result", slot)
+	}
+	return raw, nil
 }
 
 // ingestSink stores each slot's trades through the durable ingest (the
@@ -74,9 +93,17 @@ func (s ingestSink) Gap(_ context.Context, g yellowstone.Gap) error {
 
 // newYellowstoneSource returns the source and a close function, or nil
 // without --yellowstone-url (or with --demo, or without an ingester).
-func newYellowstoneSource(cfg serveConfig, trades *ingest.Ingester, log *slog.Logger) (*yellowstone.Source, func(), error) {
+func newYellowstoneSource(cfg serveConfig, rpc *solanarpc.Client, trades *ingest.Ingester, log *slog.Logger) (*yellowstone.Source, func(), error) {
 	if cfg.yellowstone.url == "" || cfg.demo || trades == nil {
 		return nil, func() {}, nil
+	}
+	stable, err := cfg.tradeSource.stableMints()
+	if err != nil {
+		return nil, nil, err
+	}
+	var fetch yellowstone.BlockFetcher
+	if rpc != nil {
+		fetch = rpcBlocks{rpc: rpc, commitment: cfg.tradeSource.commitment, encoding: cfg.tradeSource.encoding}
 	}
 	conn, err := yellowstone.Dial(cfg.yellowstone.url)
 	if err != nil {
@@ -86,7 +113,8 @@ func newYellowstoneSource(cfg serveConfig, trades *ingest.Ingester, log *slog.Lo
 	src := yellowstone.New(geyserpb.NewGeyserClient(conn), ingestSink{trades: trades, log: log}, yellowstone.Config{
 		Token:        cfg.yellowstone.token,
 		MaxFillSlots: cfg.yellowstone.maxFill,
-		Stable:       stableMints,
+		Stable:       stable,
+		Fetcher:      fetch,
 		Logger:       log,
 	})
 	log.Info("yellowstone trade source", "url", cfg.yellowstone.url, "programs", len(yellowstone.DEXPrograms))

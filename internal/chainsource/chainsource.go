@@ -49,12 +49,6 @@ type Ingester interface {
 // StartLatest seeds an empty cursor at the head slot.
 const StartLatest int64 = -1
 
-// DefaultStableMints are USDC and USDT.
-var DefaultStableMints = []string{
-	"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", // USDC
-	"Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB", // USDT
-}
-
 // Config configures a Source. RPC, Store and Ingest are required.
 type Config struct {
 	RPC    Caller
@@ -66,7 +60,7 @@ type Config struct {
 	// Decode and Trades default to swapdecode's.
 	Decode func(raw []byte, slot int64) ([]swapdecode.Tx, error)
 	Trades func(tx swapdecode.Tx, stable map[string]bool) []analytics.Trade
-	// Stable is the USD-stable mint set (default DefaultStableMints).
+	// Stable is the USD-stable mint set (default swapdecode.DefaultStableMints).
 	Stable map[string]bool
 	// Commitment (confirmed) and Encoding (jsonParsed) of the calls.
 	Commitment, Encoding string
@@ -122,7 +116,7 @@ func New(cfg Config) *Source {
 		cfg.Trades = swapdecode.Trades
 	}
 	if cfg.Stable == nil {
-		cfg.Stable = StableSet(DefaultStableMints)
+		cfg.Stable = swapdecode.DefaultStableMints()
 	}
 	if cfg.Commitment == "" {
 		cfg.Commitment = "confirmed"
@@ -169,15 +163,6 @@ func New(cfg Config) *Source {
 	s := &Source{cfg: cfg, next: map[int64]time.Time{}}
 	s.stats = newStatus(cfg.Name)
 	return s
-}
-
-// StableSet makes a mint set.
-func StableSet(mints []string) map[string]bool {
-	m := make(map[string]bool, len(mints))
-	for _, x := range mints {
-		m[x] = true
-	}
-	return m
 }
 
 // ErrDone is returned by Step once a bounded source (Stop) is complete.

@@ -184,7 +184,7 @@ func fakeDecode(raw []byte, slot int64) ([]swapdecode.Tx, error) {
 			payer = k.Pubkey
 		}
 		out = append(out, swapdecode.Tx{Signature: tx.Transaction.Signatures[0], Slot: slot, BlockTime: b.BlockTime, FeePayer: payer,
-			Legs: []swapdecode.Leg{{Program: "synthetic-program", Venue: "synthetic_venue", InMint: DefaultStableMints[0], InAmount: uint64(100+i) * 1_000_000, InDecimals: 6,
+			Legs: []swapdecode.Leg{{Program: "synthetic-program", Venue: "synthetic_venue", InMint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", InAmount: uint64(100+i) * 1_000_000, InDecimals: 6,
 				OutMint: wsol, OutAmount: 1_000_000_000, OutDecimals: 9}}})
 	}
 	return out, nil
@@ -413,7 +413,7 @@ func TestSourceRealDecoder(t *testing.T) {
 	txs := loadRecorded(t)
 	w := newWorld(t, txs)
 	var want []string
-	stable := StableSet(DefaultStableMints)
+	stable := swapdecode.DefaultStableMints()
 	for _, tx := range txs {
 		var full map[string]json.RawMessage
 		json.Unmarshal(tx.Raw, &full)

@@ -13,6 +13,10 @@ const (
 	usdtMint = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"
 )
 
+// DefaultStableList is DefaultStableMints as the --stable-mints flag
+// spells it.
+const DefaultStableList = usdcMint + "," + usdtMint
+
 // DefaultStableMints are the USD-stable mints a leg is priced against
 // unless configured otherwise: USDC and USDT (SPL Token, 6 decimals).
 func DefaultStableMints() map[string]bool {
