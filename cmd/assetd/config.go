@@ -141,9 +141,12 @@ func parseLevel(s string) (slog.Level, error) {
 // serveConfig is the validated configuration of `assetd serve`.
 type serveConfig struct {
 	storeFlags
-	addr           string
-	adminAddr      string
-	demo           bool
+	addr      string
+	adminAddr string
+	demo      bool
+	// demoTrades is how often the demo world's live trades are ingested
+	// (0: none after the backfill; bench/instr.sh keeps the server idle).
+	demoTrades     time.Duration
 	oidcIssuer     string
 	oidcAudience   string
 	rate           string
