@@ -71,7 +71,7 @@ fi
 echo "instr: valgrind $(valgrind --version); cores $(nproc); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # serve_opts are the flags of every assetd run.
-serve_opts=(--access-log off --rate-limit 1000000000/10s --reload-interval 5s --warm-interval 1h
+serve_opts=(--access-log off --rate-limit 1000000000/10s --reload-interval 5s --warm-interval 1h --startup-warmup 120s --ready-min-coverage 0.3
 	--list-batch-budget 1000 --list-search-budget 1000000)
 
 wait_ready() { # url pid log
@@ -234,7 +234,7 @@ if [ "$only" != large ]; then
 		# shellcheck disable=SC2086
 		set -- $args
 		case $1 in
-		-method) capture "$name" "$4" -X POST -H 'Content-Type: application/json' --data-binary @"$work/snap.body" ;;
+		-method) capture "$name" "$6" -X POST -H 'Content-Type: application/json' --data-binary @"$work/snap.body" ;;
 		*) capture "$name" "$2" ;;
 		esac
 	done <"$eps"

@@ -134,6 +134,9 @@ type Server struct {
 	// read-model responses per catalog version (body.go, bodies.go).
 	gz     gzipCache
 	bodies bodyCache
+	// listBodies caches list reads, compositions, catalog pages and
+	// token-list exports per list versions (listbodies.go).
+	listBodies listBodies
 	// trendBodies caches trending responses per (trending set, advisory
 	// index) version; trendSeq numbers the trending sets.
 	trendBodies bodyCache
