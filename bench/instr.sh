@@ -116,11 +116,11 @@ cg_stop() {
 # "instructions wall_ns".
 cg_count() {
 	local t0 t1 f
-	callgrind_control -z "$cgpid" >/dev/null
+	callgrind_control -z "$cgpid" >/dev/null 2>&1
 	t0=$(date +%s%N)
 	"$@" >/dev/null
 	t1=$(date +%s%N)
-	callgrind_control -d "$cgpid" >/dev/null
+	callgrind_control -d "$cgpid" >/dev/null 2>&1
 	f=$(ls -t "$work"/cg."$cgpid".* | head -1)
 	echo "$(awk '/^summary:/{print $2}' "$f") $((t1 - t0))"
 }
@@ -178,7 +178,7 @@ run_set() {
 	port=$(free_port)
 	cg_start "$work/static.log" "$work/static" -serve "$cap" -addr "127.0.0.1:$port"
 	for _ in $(seq 600); do curl -fs -o /dev/null "http://127.0.0.1:$port/$(head -1 "$eps" | cut -f1)" 2>/dev/null && break; sleep 0.2; done
-	callgrind_control -i on "$cgpid" >/dev/null
+	callgrind_control -i on "$cgpid" >/dev/null 2>&1
 	rate=$(idle_rate)
 	while IFS=$'\t' read -r name count args; do
 		local c="-"
@@ -243,7 +243,7 @@ if [ "$only" != large ]; then
 	etag=$(awk -F': ' '$1=="Etag"{print $2}' "$cap/detail.headers")
 	printf 'search-tokens-first\t%s\t-consume -paths %s\n' "$nbig" "$work/first-demo.paths" >>"$eps"
 	printf 'detail-304\t%s\t-path /v1/assets/%s -status 304 -inm %s\n' "$n" "$asset" "$etag" >>"$eps"
-	callgrind_control -i on "$cgpid" >/dev/null
+	callgrind_control -i on "$cgpid" >/dev/null 2>&1
 	run_set
 fi
 
@@ -288,7 +288,7 @@ if [ "$only" != demo ]; then
 	cp "$cap/search-tokens-usd-large.json" "$cap/search-tokens-first-large.json"
 	cp "$cap/search-tokens-usd-large.headers" "$cap/search-tokens-first-large.headers"
 	printf 'search-tokens-first-large\t%s\t-consume -paths %s\n' "$nbig" "$work/first-large.paths" >>"$eps"
-	callgrind_control -i on "$cgpid" >/dev/null
+	callgrind_control -i on "$cgpid" >/dev/null 2>&1
 	run_set
 fi
 

@@ -3,11 +3,13 @@ package httpapi
 import (
 	"encoding/json"
 	"hash/fnv"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/assetd/assetd/internal/asset"
+	"github.com/assetd/assetd/internal/curator"
 )
 
 // contentVersioned numbers an advisory map's states by its content, so the
@@ -179,5 +181,91 @@ func TestListPageMatchesEncoding(t *testing.T) {
 		if got != string(want) {
 			t.Fatalf("%s:\n got %s\nwant %s", q, got, want)
 		}
+	}
+}
+
+// countedMarkets numbers the market data's states (as the market cache
+// does) for the search-tokens cache.
+type countedMarkets struct {
+	MarketData
+	v *uint64
+}
+
+func (m countedMarkets) Version() (uint64, uint64, bool) { return *m.v, 0, true }
+
+// A judged search-tokens answer is reused while every version it read
+// holds and for at most searchTokensTTL; an advisory change, a market
+// refresh, a community list change and the TTL each give a fresh
+// judgment on the next request. latencyMs is each response's own.
+func TestSearchTokensCachedPerVersion(t *testing.T) {
+	h, adv := searchHarness(t, nil)
+	var mv uint64 = 1
+	h.srv.d.Markets = countedMarkets{MarketData: h.srv.d.Markets, v: &mv}
+	vadv := contentVersioned{adv}
+	h.srv.d.Advisories = vadv
+	h.h = h.srv.build(nil)
+	const path = "/v2/lists/search-tokens?q=USDC&policy=degen"
+	first := h.get(t, path)
+	if first.status != 200 {
+		t.Fatalf("%d %s", first.status, first.raw)
+	}
+	entry := func() *judged {
+		t.Helper()
+		deps, ok := h.srv.searchDepsNow()
+		if !ok {
+			t.Fatal("search deps not versioned")
+		}
+		return h.srv.searchBodies.get([]byte("USDC\x00degen\x0010"), deps, h.now)
+	}
+	kept := entry()
+	if kept == nil {
+		t.Fatal("answer not kept")
+	}
+	h.get(t, path)
+	if entry() != kept {
+		t.Fatal("a repeated request judged again")
+	}
+	// The body without latencyMs is the uncached judgment's.
+	strip := func(raw string) map[string]any {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(raw), &m); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m["latencyMs"]; !ok {
+			t.Fatal("latencyMs missing")
+		}
+		delete(m, "latencyMs")
+		return m
+	}
+	fresh, _ := json.Marshal(h.srv.d.Curator.Search(t.Context(), curator.Request{Query: "USDC", Policy: "degen", Limit: 10}))
+	if a, b := strip(h.get(t, path).raw), strip(string(fresh)); !reflect.DeepEqual(a, b) {
+		t.Fatalf("cached answer differs from a fresh judgment:\n%v\n%v", a, b)
+	}
+	steps := []struct {
+		what   string
+		change func()
+	}{
+		{"advisory change", func() { adv[mkIdxToken] = &asset.Advisory{Status: asset.AdvisoryBlocked, Reason: "synthetic", Since: 1} }},
+		{"market refresh", func() { mv++ }},
+		{"community list change", func() {
+			h.send(t, "POST", "/v2/lists", h.plain["read"], `{"slug":"usdc-fans","name":"Fans","status":"published"}`)
+			h.send(t, "PUT", "/v2/lists/usdc-fans/members/"+mkUSDC, h.plain["read"], "")
+		}},
+		{"ttl", func() { h.now = h.now.Add(searchTokensTTL) }},
+	}
+	for _, st := range steps {
+		before := entry()
+		st.change()
+		r := h.get(t, path)
+		if r.status != 200 {
+			t.Fatalf("%s: %d", st.what, r.status)
+		}
+		after := entry()
+		if after == nil || after == before {
+			t.Fatalf("%s: answer not judged again", st.what)
+		}
+	}
+	if r := h.get(t, path); !strings.Contains(r.raw, `"usdc-fans"`) || !strings.Contains(r.raw, `gate_advisory_blocked`) {
+		t.Fatalf("fresh answer misses the list or the advisory: %s", r.raw)
 	}
 }
