@@ -41,7 +41,7 @@ func run(args []string) error {
 	paths := fs.String("paths", "", "file of paths, one a line, cycled (instead of -path)")
 	method := fs.String("method", "GET", "request method")
 	bodyFile := fs.String("body", "", "request body file (application/json)")
-	inm := fs.String("inm", "", "If-None-Match value")
+	inm := fs.String("inm", "", "If-None-Match value; auto: the ETag of the last 200 (the first request, and any after the body changed, is a 200)")
 	status := fs.Int("status", http.StatusOK, "expected status")
 	consume := fs.Bool("consume", false, "with -paths: remove the paths sent from the file, so the next run sends others (first requests)")
 	if err := fs.Parse(args); err != nil {
@@ -77,6 +77,7 @@ func run(args []string) error {
 	}
 	// One connection, kept alive; no compression asked for (the captured
 	// bytes of the Go ceiling are the plain ones).
+	etag, fresh := "", 0
 	c := &http.Client{Timeout: 10 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1, DisableCompression: true}}
 	for i := 0; i < *n; i++ {
 		req, err := http.NewRequest(*method, strings.TrimRight(*base, "/")+list[i%len(list)], bytes.NewReader(body))
@@ -89,7 +90,10 @@ func run(args []string) error {
 		if body != nil {
 			req.Header.Set("Content-Type", "application/json")
 		}
-		if *inm != "" {
+		switch {
+		case *inm == "auto" && etag != "":
+			req.Header.Set("If-None-Match", etag)
+		case *inm != "" && *inm != "auto":
 			req.Header.Set("If-None-Match", *inm)
 		}
 		resp, err := c.Do(req)
@@ -100,6 +104,11 @@ func run(args []string) error {
 		resp.Body.Close()
 		if err != nil {
 			return err
+		}
+		if *inm == "auto" && resp.StatusCode == http.StatusOK {
+			etag = resp.Header.Get("ETag")
+			fresh++
+			continue
 		}
 		if resp.StatusCode != *status {
 			return fmt.Errorf("%s %s: status %d, want %d", *method, list[i%len(list)], resp.StatusCode, *status)
@@ -112,6 +121,9 @@ func run(args []string) error {
 		if err := os.WriteFile(*paths, []byte(strings.Join(list[*n:], "\n")+"\n"), 0o644); err != nil {
 			return err
 		}
+	}
+	if *inm == "auto" && fresh > 1 {
+		fmt.Fprintf(os.Stderr, "instr: %d of %d requests were 200s (the body changed)\n", fresh, *n)
 	}
 	fmt.Println(*n)
 	return nil

@@ -245,7 +245,9 @@ func TestSearchTokensCachedPerVersion(t *testing.T) {
 		what   string
 		change func()
 	}{
-		{"advisory change", func() { adv[mkIdxToken] = &asset.Advisory{Status: asset.AdvisoryBlocked, Reason: "synthetic", Since: 1} }},
+		{"advisory change", func() {
+			adv[mkIdxToken] = &asset.Advisory{Status: asset.AdvisoryBlocked, Reason: "synthetic", Since: 1}
+		}},
 		{"market refresh", func() { mv++ }},
 		{"community list change", func() {
 			h.send(t, "POST", "/v2/lists", h.plain["read"], `{"slug":"usdc-fans","name":"Fans","status":"published"}`)
