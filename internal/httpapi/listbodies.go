@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/assetd/assetd/internal/lists"
+	"github.com/assetd/assetd/internal/registry"
 )
 
 // List reads encoded once per version (docs/lists.md "Caching"). A list
@@ -39,6 +41,11 @@ type listDeps struct {
 	advisories uint64
 	views      uint64
 	view       *lists.View
+	// snap is the registry snapshot of a curated list read (its text and
+	// tokens); with the entry's members (compared by value), it stands
+	// for the catalog version there, so a market refresh that leaves the
+	// effective membership alone keeps the encoded read.
+	snap *registry.Snapshot
 }
 
 // listEntry is one list read encoded for its deps: the document up to
@@ -51,6 +58,8 @@ type listEntry struct {
 	tail []byte
 	// body is the whole document of an unpaged read (the catalog).
 	body *encoded
+	// members is a curated list's effective membership it was built from.
+	members []registry.CuratedMember
 
 	mu     sync.Mutex
 	pages  map[[2]int]*encoded
@@ -175,19 +184,25 @@ func (s *Server) listAdvisoryVersion() (uint64, bool) {
 	return av.Version(), true
 }
 
-// listDepsFor are the deps of the list read of slug.
-func (s *Server) listDepsFor(slug string) (listDeps, bool) {
+// listDepsFor are the deps of the list read of slug, and a curated
+// list's effective membership.
+func (s *Server) listDepsFor(slug string) (listDeps, []registry.CuratedMember, bool) {
 	av, ok := s.listAdvisoryVersion()
 	if !ok || s.d.ListViews == nil {
-		return listDeps{}, false
+		return listDeps{}, nil, false
 	}
 	d := listDeps{advisories: av}
-	if s.d.ListReader.IsCurated(slug) {
-		d.catalog = s.d.Catalog.Version()
-	} else {
-		d.view, _ = s.d.ListViews.Get(slug)
+	snap := s.d.ListReader.Catalog.Snapshot()
+	if _, ok := snap.CuratedList(slug); ok {
+		members, ok := s.d.ListReader.Catalog.CuratedMembers(slug)
+		if !ok {
+			return listDeps{}, nil, false
+		}
+		d.snap = snap
+		return d, members, true
 	}
-	return d, true
+	d.view, _ = s.d.ListViews.Get(slug)
+	return d, nil, true
 }
 
 // setDeps are the deps of reads over several lists (composition,
@@ -203,11 +218,11 @@ func (s *Server) setDeps() (listDeps, bool) {
 // listEntryFor returns the encoded read of slug, building it on a miss
 // (nil entry, nil error: not cacheable, encode per request).
 func (s *Server) listEntryFor(slug string) (*listEntry, error) {
-	deps, ok := s.listDepsFor(slug)
+	deps, members, ok := s.listDepsFor(slug)
 	if !ok {
 		return nil, nil
 	}
-	if e := s.listBodies.get(slug, deps); e != nil {
+	if e := s.listBodies.get(slug, deps); e != nil && slices.Equal(e.members, members) {
 		return e, nil
 	}
 	rl, err := s.d.ListReader.Read(slug)
@@ -218,6 +233,7 @@ func (s *Server) listEntryFor(slug string) (*listEntry, error) {
 	if !ok {
 		return nil, nil
 	}
+	e.members = members
 	s.listBodies.put(slug, e)
 	return e, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/curator"
+	"github.com/assetd/assetd/internal/registry"
 )
 
 // contentVersioned numbers an advisory map's states by its content, so the
@@ -135,18 +136,37 @@ func TestListReadsEncodedPerVersion(t *testing.T) {
 		t.Fatalf("after the block was lifted: %v", got)
 	}
 
-	// A catalog rebuild (a registry or market refresh moves its version)
-	// re-encodes the curated reads; their content is the fresh build's.
+	// A catalog rebuild that leaves the registry snapshot and the
+	// effective membership alone (a market refresh) keeps the curated
+	// read; a new effective membership re-encodes it.
 	h.get(t, "/v2/lists/majors")
-	before := h.srv.listBodies.get("majors", listDeps{catalog: h.srv.d.Catalog.Version(), advisories: contentVersioned{adv}.Version()})
+	cached := func() *listEntry {
+		t.Helper()
+		deps, members, ok := h.srv.listDepsFor("majors")
+		if !ok {
+			t.Fatal("curated deps")
+		}
+		e := h.srv.listBodies.get("majors", deps)
+		if e == nil || !slices.Equal(e.members, members) {
+			return nil
+		}
+		return e
+	}
+	before := cached()
 	if before == nil {
 		t.Fatal("curated read not cached")
 	}
 	h.srv.d.Catalog.Rebuild()
 	h.get(t, "/v2/lists/majors")
-	after := h.srv.listBodies.get("majors", listDeps{catalog: h.srv.d.Catalog.Version(), advisories: contentVersioned{adv}.Version()})
-	if after == nil || after == before {
-		t.Fatal("curated read not rebuilt after the catalog version moved")
+	if cached() != before {
+		t.Fatal("curated read re-encoded though its membership did not move")
+	}
+	before.members = append([]registry.CuratedMember{{Mint: "changed"}}, before.members...) // as if the membership moved since
+	if cached() != nil {
+		t.Fatal("a membership change still matches")
+	}
+	if r := h.get(t, "/v2/lists/majors"); r.status != 200 || cached() == nil || cached() == before {
+		t.Fatal("curated read not rebuilt after its membership moved")
 	}
 }
 
