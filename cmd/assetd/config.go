@@ -186,8 +186,11 @@ func parseLevel(s string) (slog.Level, error) {
 // serveConfig is the validated configuration of `assetd serve`.
 type serveConfig struct {
 	storeFlags
-	addr           string
-	adminAddr      string
+	addr      string
+	adminAddr string
+	// demoTrades is how often the demo world's live trades are ingested
+	// (0: none after the backfill; bench/instr.sh keeps the server idle).
+	demoTrades     time.Duration
 	oidcIssuer     string
 	oidcAudience   string
 	rate           string

@@ -56,6 +56,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	fs.Lookup("demo").Usage = "serve the built-in simulated market feed (its own default data dir, " + demoDataDir + ")"
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "API listen address")
 	fs.StringVar(&cfg.adminAddr, "admin-addr", "", "metrics and pprof listen address; off when empty")
+	fs.DurationVar(&cfg.demoTrades, "demo-trades-interval", demoFeedInterval, "--demo: how often the simulated world's new trades are ingested; 0 ingests only the last hour at start-up, nothing in the background (an idle server for bench/instr.sh)")
 	fs.StringVar(&cfg.oidcIssuer, "oidc-issuer", "", "OIDC issuer URL whose JWTs /v1/whoami accepts")
 	fs.StringVar(&cfg.oidcAudience, "oidc-audience", "", "required JWT audience")
 	fs.StringVar(&cfg.rate, "rate-limit", "100000/10s", "default per-key rate, N/WINDOW")
@@ -548,14 +549,14 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if ys != nil {
 		g.Go(func() error { _ = ys.Run(gctx); return nil })
 	}
-	if feed != nil {
+	if feed != nil && cfg.demoTrades > 0 {
 		start := feed.from // the rest of the backfill ends where the synchronous part began
 		g.Go(func() error {
 			old := &demoFeed{eng: eng, world: mp.world, snap: cat.Snapshot, ctx: gctx}
 			old.backfillRange(start.Add(-(demoBackfill - demoSyncBackfill)), start, log)
 			return nil
 		})
-		g.Go(func() error { feed.run(gctx, demoFeedInterval, log); return nil })
+		g.Go(func() error { feed.run(gctx, cfg.demoTrades, log); return nil })
 	}
 	g.Go(func() error {
 		// framing: heads with both Content-Length and Transfer-Encoding

@@ -394,7 +394,24 @@ func normTier(t string) string {
 const MaxSearchQuery = 200
 
 // GET /v1/assets/search
+//
+// A query string answered before for the current catalog version and
+// token index is served without parsing it again (keyed by its raw bytes,
+// beside the normalised key every parse builds).
 func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
+	var dep any
+	if x := s.d.Catalog.TokenIndex(); x != nil {
+		dep = x
+	}
+	version := s.d.Catalog.Version()
+	var rb [256]byte
+	raw := append(append(rb[:0], "search-raw\x00"...), r.URL.RawQuery...)
+	if e := s.bodies.get(version, dep, raw); e != nil {
+		if rw, ok := w.(*recorder); ok && e.nonFinite != "" {
+			rw.nonFinite = e.nonFinite
+		}
+		return writeBody(w, http.StatusOK, e.plain, e)
+	}
 	q := query(r)
 	query := strings.TrimSpace(q.Get("q"))
 	if query == "" {
@@ -434,12 +451,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	key = append(append(key, 0), strategy...)
 	key = strconv.AppendInt(append(key, 0), int64(limit), 10)
 	key = strconv.AppendBool(append(key, 0), variants)
-	// Search also reads the token index, which reloads on its own.
-	var dep any
-	if x := s.d.Catalog.TokenIndex(); x != nil {
-		dep = x
-	}
-	return serveVersioned(w, &s.bodies, s.d.Catalog.Version(), dep, key, func() any {
+	// Search also reads the token index, which reloads on its own (dep,
+	// read above with the version).
+	err = serveVersioned(w, &s.bodies, version, dep, key, func() any {
 		return struct {
 			Query                  string        `json:"query"`
 			Category               *string       `json:"category"`
@@ -447,6 +461,12 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 			Results                []catalog.Row `json:"results"`
 		}{query, category, strategy, s.d.Catalog.Search(o)}
 	})
+	if err == nil {
+		if e := s.bodies.get(version, dep, key); e != nil {
+			s.bodies.put(version, string(raw), e)
+		}
+	}
+	return err
 }
 
 // curatedListAliases are legacy list ids accepted for compatibility.

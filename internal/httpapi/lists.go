@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,6 +71,16 @@ func (s *Server) listCatalog(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	deps, cacheable := s.setDeps()
+	var kb [48]byte
+	key := append(kb[:0], "\x00catalog\x00"...)
+	key = strconv.AppendInt(key, int64(limit), 10)
+	key = strconv.AppendInt(append(key, 0), int64(offset), 10)
+	if cacheable {
+		if e := s.listBodies.getKey(key, deps); e != nil {
+			return writeBody(w, http.StatusOK, e.body.plain, e.body)
+		}
+	}
 	var out []lists.Summary
 	curated := s.d.Catalog.Snapshot().CuratedLists()
 	if offset == 0 {
@@ -92,10 +103,20 @@ func (s *Server) listCatalog(w http.ResponseWriter, r *http.Request) error {
 	if out == nil {
 		out = []lists.Summary{}
 	}
-	return writeJSON(w, http.StatusOK, struct {
+	doc := struct {
 		Lists []lists.Summary `json:"lists"`
 		Total int             `json:"total"`
-	}{out, len(curated) + page.Total})
+	}{out, len(curated) + page.Total}
+	if !cacheable {
+		return writeJSON(w, http.StatusOK, doc)
+	}
+	b, _, err := encodeJSON(doc)
+	if err != nil {
+		return err
+	}
+	e := &listEntry{deps: deps, body: newEncoded(b)}
+	s.listBodies.put(string(key), e)
+	return writeBody(w, http.StatusOK, e.body.plain, e.body)
 }
 
 // refresh updates the read model for lists this request wrote, so the
@@ -108,7 +129,7 @@ func (s *Server) refresh(ctx context.Context, slugs ...string) {
 
 // GET /v2/lists/{slug}
 func (s *Server) listDetail(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+	q := query(r)
 	limit, err := limitParam(q, "limit", 500, 1, 2000)
 	if err != nil {
 		return err
@@ -116,6 +137,14 @@ func (s *Server) listDetail(w http.ResponseWriter, r *http.Request) error {
 	offset, err := offsetParam(q, "offset")
 	if err != nil {
 		return err
+	}
+	e, err := s.listEntryFor(r.PathValue("slug"))
+	if err != nil {
+		return listErr(err)
+	}
+	if e != nil {
+		p := e.page(pageBounds(offset, limit, len(e.rows)))
+		return writeBody(w, http.StatusOK, p.plain, p)
 	}
 	rl, err := s.d.ListReader.Read(r.PathValue("slug"))
 	if err != nil {
@@ -125,10 +154,7 @@ func (s *Server) listDetail(w http.ResponseWriter, r *http.Request) error {
 	if page == nil {
 		page = []lists.Token{}
 	}
-	return writeJSON(w, http.StatusOK, struct {
-		lists.Summary
-		Tokens []lists.Token `json:"tokens"`
-	}{rl.Summary, page})
+	return writeJSON(w, http.StatusOK, listDoc{rl.Summary, page})
 }
 
 // GET /v2/lists/tokens
@@ -154,6 +180,10 @@ func (s *Server) listCompose(w http.ResponseWriter, r *http.Request) error {
 	offset, err := offsetParam(q, "offset")
 	if err != nil {
 		return err
+	}
+	if e := s.composeEntry(slugs); e != nil {
+		p := e.page(pageBounds(offset, limit, len(e.rows)))
+		return writeBody(w, http.StatusOK, p.plain, p)
 	}
 	return writeJSON(w, http.StatusOK, s.d.ListReader.Compose(slugs, offset, limit))
 }

@@ -37,7 +37,9 @@ func listHarness(t *testing.T) (*harness, advMap, string) {
 	adv := advMap{}
 	h.srv.d.Lists, h.srv.d.Advisories = svc, adv
 	h.srv.d.ListViews = lists.NewViews(st, svc.Limits().MembersPerList)
-	h.srv.d.ListReader = &lists.Reader{Catalog: h.srv.d.Catalog, Views: h.srv.d.ListViews, Advisories: adv, Log: h.srv.d.Log}
+	// The reader's advisories number their states by content, so list
+	// reads go through the caches keyed by the advisory version.
+	h.srv.d.ListReader = &lists.Reader{Catalog: h.srv.d.Catalog, Views: h.srv.d.ListViews, Advisories: contentVersioned{adv}, Log: h.srv.d.Log}
 	h.srv.d.ListsConfig = ListsConfig{BatchBudget: 3}.withDefaults()
 	// A key of another project (mkKey gives each key its own project).
 	otherPlain, other := mkKey(t, "key_other", apikey.ScopeAssetsRead)

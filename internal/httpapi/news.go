@@ -1,9 +1,12 @@
 package httpapi
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/assetd/assetd/internal/news"
@@ -109,19 +112,26 @@ func newsQuery(r *http.Request) (news.Query, error) {
 // GET /v1/news/feed: composed from the in-memory snapshot; sources are
 // polled in the background, so an upstream failure only shows in
 // meta.sources.
+//
+// A feed is composed and encoded once per (raw query, snapshot, source
+// statuses): a repeated request parses nothing (only a query that was
+// answered is kept) and writes the kept bytes.
 func (s *Server) newsFeed(w http.ResponseWriter, r *http.Request) error {
+	var snap *news.Snapshot
+	var sources []news.SourceStatus
+	if s.d.News != nil {
+		snap, sources = s.d.News.Snapshot(), s.d.News.Sources()
+	}
+	dep := newsDep{snap: snap, sources: sourcesPrint(sources)}
+	raw := r.URL.RawQuery
+	if e := s.newsBodies.get(raw, dep); e != nil {
+		return writeBody(w, http.StatusOK, e.plain, e)
+	}
 	nq, err := newsQuery(r)
 	if err != nil {
 		return err
 	}
-	var res news.Result
-	var sources []news.SourceStatus
-	if s.d.News != nil {
-		res = s.d.News.Snapshot().Feed(nq)
-		sources = s.d.News.Sources()
-	} else {
-		res = (*news.Snapshot)(nil).Feed(nq)
-	}
+	res := snap.Feed(nq)
 	out := newsFeedJSON{Items: make([]newsItemJSON, len(res.Items)), Meta: newsMetaJSON{
 		Mode: res.Mode, Source: nq.Select, Terms: make([]string, len(nq.Terms)), Limit: nq.Limit, TweetReserve: res.Reserve,
 		Counts:  newsCountsJSON{Items: len(res.Items), CoingeckoCandidates: res.NewsCandidates, XCandidates: res.SocialCandidates},
@@ -150,5 +160,68 @@ func (s *Server) newsFeed(w http.ResponseWriter, r *http.Request) error {
 		}
 		out.Meta.Sources[i] = js
 	}
-	return writeJSON(w, http.StatusOK, out)
+	b, _, err := encodeJSON(out)
+	if err != nil {
+		return err
+	}
+	e := newEncoded(b)
+	s.newsBodies.put(raw, dep, e)
+	return writeBody(w, http.StatusOK, e.plain, e)
+}
+
+// newsBodiesEntries bounds the feeds kept per news state.
+const newsBodiesEntries = 256
+
+// newsDep is the news state a feed was composed from.
+type newsDep struct {
+	snap    *news.Snapshot
+	sources uint64
+}
+
+// newsBodies keeps encoded feeds of one news state by raw query.
+type newsBodies struct {
+	mu  sync.RWMutex
+	dep newsDep
+	m   map[string]*encoded
+}
+
+func (c *newsBodies) get(raw string, dep newsDep) *encoded {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.dep != dep {
+		return nil
+	}
+	return c.m[raw]
+}
+
+func (c *newsBodies) put(raw string, dep newsDep, e *encoded) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dep != dep || c.m == nil {
+		c.dep, c.m = dep, make(map[string]*encoded, 8)
+	}
+	if len(c.m) < newsBodiesEntries {
+		c.m[raw] = e
+	}
+}
+
+// sourcesPrint is a fingerprint of the source statuses a feed shows.
+func sourcesPrint(ss []news.SourceStatus) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, st := range ss {
+		h.Write([]byte(st.Name))
+		h.Write([]byte{0})
+		h.Write([]byte(st.FeedSource))
+		h.Write([]byte{0})
+		h.Write([]byte(st.Status))
+		h.Write([]byte{0})
+		h.Write([]byte(st.Reason))
+		h.Write([]byte{0})
+		binary.LittleEndian.PutUint64(b[:], uint64(st.LastSuccess.UnixNano()))
+		h.Write(b[:])
+		binary.LittleEndian.PutUint64(b[:], uint64(st.Items))
+		h.Write(b[:])
+	}
+	return h.Sum64()
 }

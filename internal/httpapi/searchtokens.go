@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -21,7 +22,7 @@ func (s *Server) searchTokens(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	q := r.URL.Query()
+	q := query(r)
 	query := strings.TrimSpace(q.Get("q"))
 	if query == "" {
 		return missingParam("q", "q is required: a symbol, name or mint address")
@@ -41,5 +42,25 @@ func (s *Server) searchTokens(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, s.d.Curator.Search(r.Context(), curator.Request{Query: query, Policy: policy, Limit: limit}))
+	req := curator.Request{Query: query, Policy: policy, Limit: limit}
+	deps, cacheable := s.searchDepsNow()
+	if !cacheable {
+		return writeJSON(w, http.StatusOK, s.d.Curator.Search(r.Context(), req))
+	}
+	start := s.d.Now()
+	var kb [160]byte
+	key := append(kb[:0], query...)
+	key = append(append(key, 0), policy...)
+	key = strconv.AppendInt(append(key, 0), int64(limit), 10)
+	j := s.searchBodies.get(key, deps, start)
+	if j == nil {
+		res := s.d.Curator.Search(r.Context(), req)
+		if j = newJudged(deps, start, res); j == nil {
+			return writeJSON(w, http.StatusOK, res)
+		}
+		if res.Sources.Provider != "degraded" {
+			s.searchBodies.put(string(key), j)
+		}
+	}
+	return writeBody(w, http.StatusOK, j.body(latencyMs(s.d.Now().Sub(start))), nil)
 }

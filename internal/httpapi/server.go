@@ -167,6 +167,13 @@ type Server struct {
 	// read-model responses per catalog version (body.go, bodies.go).
 	gz     gzipCache
 	bodies bodyCache
+	// listBodies caches list reads, compositions, catalog pages and
+	// token-list exports per list versions (listbodies.go).
+	listBodies listBodies
+	// searchBodies keeps judged search-tokens answers (searchcache.go).
+	searchBodies searchCache
+	// newsBodies keeps encoded news feeds per news state (news.go).
+	newsBodies newsBodies
 	// trendBodies caches trending responses per (trending set, advisory
 	// index) version; trendSeq numbers the trending sets.
 	trendBodies bodyCache

@@ -30,6 +30,8 @@ type Views struct {
 	// byMint maps a mint to the published slugs holding it (ascending),
 	// rebuilt with cur.
 	byMint atomic.Pointer[map[string][]string]
+	// gen counts published models (Version).
+	gen atomic.Uint64
 }
 
 // NewViews returns an empty read model over store; limit is the most
@@ -83,7 +85,14 @@ func (v *Views) publish(next map[string]*View) {
 	}
 	v.cur.Store(&next)
 	v.byMint.Store(&idx)
+	v.gen.Add(1)
 }
+
+// Version numbers the published models: it moves on every reload and
+// refresh, so what is derived from the views (an encoded catalog page)
+// stays valid while it holds. A single list's *View changes identity
+// whenever that list is re-read.
+func (v *Views) Version() uint64 { return v.gen.Load() }
 
 // Containing returns the published lists holding mint, by slug (for
 // inLists annotations); read-only.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/assetd/assetd/internal/storage"
@@ -65,6 +66,9 @@ type Service struct {
 	budgets map[string]budget
 
 	kick chan struct{}
+	// version counts the changes of facts in memory (Load, a read
+	// committed): read models built from the facts key on it.
+	version atomic.Uint64
 }
 
 type budget struct {
@@ -121,7 +125,17 @@ func (s *Service) Load(ctx context.Context) error {
 	s.mu.Lock()
 	s.facts = m
 	s.mu.Unlock()
+	s.version.Add(1)
 	return nil
+}
+
+// Version moves whenever the facts in memory change (0 for a nil
+// Service).
+func (s *Service) Version() uint64 {
+	if s == nil {
+		return 0
+	}
+	return s.version.Load()
 }
 
 // Lookup returns the status of mint (ok, unknown_mint or not_read_yet) and
@@ -405,6 +419,7 @@ func (s *Service) commitFrom(ctx context.Context, source string, order []string,
 		s.facts[m] = e
 	}
 	s.mu.Unlock()
+	s.version.Add(1)
 	return nil
 }
 

@@ -385,3 +385,33 @@ func TestRunReadsScheduledAndRequested(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestVersionMovesWithFacts: read models keyed on Version (list bodies,
+// whose members' decimals resolve through the facts) see every change of
+// the facts in memory: a Put and a Load each move it; a nil Service is 0.
+func TestVersionMovesWithFacts(t *testing.T) {
+	var none *Service
+	if none.Version() != 0 {
+		t.Fatal("nil Service: want version 0")
+	}
+	st := &memStore{}
+	s := New(Config{Store: st})
+	v0 := s.Version()
+	d := 6
+	if err := s.Put(context.Background(), "test", Facts{Mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", Decimals: d}); err != nil {
+		t.Fatal(err)
+	}
+	v1 := s.Version()
+	if v1 == v0 {
+		t.Fatal("Put did not move the version")
+	}
+	if got, ok := s.Decimals("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"); !ok || got != d {
+		t.Fatalf("decimals %d %v", got, ok)
+	}
+	if err := s.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s.Version() == v1 {
+		t.Fatal("Load did not move the version")
+	}
+}
