@@ -137,10 +137,7 @@ func TestAdmissionRules(t *testing.T) {
 					t.Errorf("classify=%v: rejected %+v, trades %d, priceTrades %d, volume %v; want %+v, %d, %d, %v", classifyFirst,
 						w.Rejected, w.Trade24h, w.PriceTrades24h, w.Volume24hUSD, want, tt.trades24h, tt.trades24h-tt.dust-tt.outliers, tt.vol24h)
 				}
-				var rows []CandleRow
-				for _, r := range e.Candles(mintA, "1H", hourStart-3600, now+3600) {
-					rows = append(rows, r)
-				}
+				rows := e.Candles(mintA, "1H", hourStart-3600, now+3600)
 				high, rej, accepted := 0.0, RejectedCounts{}, int64(0)
 				for _, r := range rows {
 					high = max(high, r.High)

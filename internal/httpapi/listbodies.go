@@ -43,7 +43,7 @@ type listDeps struct {
 	// facts is the on-chain facts version: members' decimals the
 	// registry lacks resolve through them (internal/decimals).
 	facts uint64
-	view       *lists.View
+	view  *lists.View
 	// snap is the registry snapshot of a curated list read (its text and
 	// tokens); with the entry's members (compared by value), it stands
 	// for the catalog version there, so a market refresh that leaves the
