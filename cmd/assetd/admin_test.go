@@ -2,14 +2,16 @@ package main
 
 import (
 	"context"
-	"github.com/assetd/assetd/internal/chainsource"
 	"io"
 	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/assetd/assetd/internal/analytics"
+	"github.com/assetd/assetd/internal/chainsource"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/marketcache"
 	"github.com/assetd/assetd/internal/metrics"
@@ -84,6 +86,18 @@ func TestEveryMetricIsDocumented(t *testing.T) {
 	m.NewsFetches.WithLabelValues("newsprov", "ok").Inc()
 	m.NewsDeduplicated.WithLabelValues("url").Inc()
 	m.NewsItems.WithLabelValues("newsprov").Set(1)
+	// One dust trade (below --dust-usd) gives the rejected-from-price
+	// family a series.
+	eng, err := analytics.New(analytics.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := eng.Ingest([]analytics.Trade{{Signature: "metrics-doc-dust", Slot: 1, BlockTime: time.Now().Unix(),
+		Mint: "So11111111111111111111111111111111111111112", Side: analytics.SideBuy, TokenAmount: 0.0001, USDAmount: 0.01, PriceUSD: 100,
+		Wallet: "11111111111111111111111111111111", Venue: "test"}}); res.Accepted != 1 {
+		t.Fatalf("dust trade: %+v", res)
+	}
+	registerAdmissionMetrics(m, eng)
 	registerTradeSourceMetrics(m, func() chainsource.Status {
 		st := chainsource.Off()
 		st.Programs = []chainsource.ProgramCount{{Program: "synthetic-program", Decoded: 2, Stable: 1}}

@@ -21,7 +21,7 @@ func admissionBase(now int64) []Trade {
 	out := make([]Trade, 10)
 	for i := range out {
 		out[i] = trade(fmt.Sprintf("base-%d", i), mintA, now-3600+int64(60*i), 100, 1000, i)
-		out[i].Pool = [2]string{"pool-1", "pool-2"}[i%2]
+		out[i].Pool = addr("pool", 1+i%2)
 	}
 	return out
 }
@@ -37,7 +37,7 @@ func TestAdmissionRules(t *testing.T) {
 		for i := range out {
 			out[i] = trade(fmt.Sprintf("pump-%d", i), mintA, now-1200+int64(30*i), 100*mult*(1+0.01*float64(i%3)), 800, 100+i)
 			if pools {
-				out[i].Pool = [2]string{"pool-1", "pool-2"}[i%2]
+				out[i].Pool = addr("pool", 1+i%2)
 			}
 		}
 		return out

@@ -28,7 +28,7 @@ func solTrades(oneMin []market.Candle, mint string) []Trade {
 				PriceUSD:    p,
 				Wallet:      wallet(k),
 				Venue:       "binance-replay",
-				Pool:        [2]string{"replay-pool-a", "replay-pool-b"}[k%2],
+				Pool:        addr("replay-pool", k%2),
 			})
 		}
 	}
@@ -44,7 +44,7 @@ func poison(oneMin []market.Candle, mint string, real int, rng *rand.Rand) (out 
 		c := oneMin[rng.IntN(len(oneMin))]
 		bt := c.Time + int64(rng.IntN(60))
 		t := Trade{Signature: fmt.Sprintf("poison-%d", i), Slot: 1, BlockTime: bt, Mint: mint, Side: SideBuy,
-			Wallet: wallet(1000 + i), Venue: "poison-pool", Pool: fmt.Sprintf("poison-pool-%d", i%3)}
+			Wallet: wallet(1000 + i), Venue: "poison-pool", Pool: addr("poison-pool", i%3)}
 		if i%2 == 0 {
 			t.PriceUSD = c.Close * (1000 + rng.Float64()*16000)
 			t.USDAmount = 0.01 + rng.Float64()*0.98

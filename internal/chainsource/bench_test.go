@@ -40,7 +40,7 @@ func benchDecode(payer string) func(raw []byte, slot int64) ([]swapdecode.Tx, er
 		out := make([]swapdecode.Tx, benchLegs)
 		for i := range out {
 			out[i] = swapdecode.Tx{Signature: fmt.Sprintf("synthetic-bench-%d-%d", slot, i), Slot: slot, BlockTime: b.BlockTime, FeePayer: payer,
-				Legs: []swapdecode.Leg{{Program: "synthetic-program", Venue: "synthetic_venue", InMint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", InAmount: uint64(100+i) * 1_000_000, InDecimals: 6,
+				Legs: []swapdecode.Leg{{Program: syntheticProgram, Venue: "synthetic_venue", InMint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", InAmount: uint64(100+i) * 1_000_000, InDecimals: 6,
 					OutMint: wsol, OutAmount: 1_000_000_000, OutDecimals: 9}}}
 		}
 		return out, nil

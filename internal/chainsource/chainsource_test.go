@@ -2,6 +2,7 @@ package chainsource
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +23,15 @@ import (
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/storage/sqlite"
 	"github.com/assetd/assetd/internal/swapdecode"
+	"github.com/mr-tron/base58"
 )
+
+// syntheticProgram is the fake decoder's DEX program: a well-formed
+// address that is visibly no real program (trade validation wants one).
+var syntheticProgram = func() string {
+	sum := sha256.Sum256([]byte("assetd chainsource test: synthetic DEX program"))
+	return base58.Encode(sum[:])
+}()
 
 const jupDir = "../../../shared/data/solana-tx/jup-ag_instruction-parser/snapshot"
 
@@ -184,7 +193,7 @@ func fakeDecode(raw []byte, slot int64) ([]swapdecode.Tx, error) {
 			payer = k.Pubkey
 		}
 		out = append(out, swapdecode.Tx{Signature: tx.Transaction.Signatures[0], Slot: slot, BlockTime: b.BlockTime, FeePayer: payer,
-			Legs: []swapdecode.Leg{{Program: "synthetic-program", Venue: "synthetic_venue", InMint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", InAmount: uint64(100+i) * 1_000_000, InDecimals: 6,
+			Legs: []swapdecode.Leg{{Program: syntheticProgram, Venue: "synthetic_venue", InMint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", InAmount: uint64(100+i) * 1_000_000, InDecimals: 6,
 				OutMint: wsol, OutAmount: 1_000_000_000, OutDecimals: 9}}})
 	}
 	return out, nil

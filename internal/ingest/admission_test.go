@@ -87,7 +87,7 @@ func poisoned(prefix string, mint string) (out []analytics.Trade, dust, outliers
 	for i := range 200 {
 		tr := analytics.Trade{Signature: fmt.Sprintf("%s-%d", prefix, i), Slot: int64(i + 1), BlockTime: now.Unix() - 1200 + int64(i*5),
 			Mint: mint, Side: analytics.SideBuy, USDAmount: 250, PriceUSD: 100 + float64(i%7)/10,
-			Wallet: address("wallet", i%13), Venue: "TestVenue", Pool: [2]string{"pool-a", "pool-b"}[i%2]}
+			Wallet: address("wallet", i%13), Venue: "TestVenue", Pool: address("pool", i%2)}
 		switch {
 		case i >= 180:
 			tr.PriceUSD = 500 + float64(i%3)
