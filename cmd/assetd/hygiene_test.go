@@ -32,7 +32,7 @@ func TestRepositoryHygiene(t *testing.T) {
 		t.Errorf("LICENSE is not the Apache-2.0 text")
 	}
 	readme := read("README.md")
-	for _, want := range []string{"first build takes a few minutes", "../shared/data", "ASSETD_TEST_DATABASE_URL", "ASSETD_TEST_REDIS", "ASSETD_TEST_NATS"} {
+	for _, want := range []string{"The first build is slow and silent", "../shared/data", "ASSETD_TEST_DATABASE_URL", "ASSETD_TEST_REDIS", "ASSETD_TEST_NATS"} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README does not mention %q", want)
 		}

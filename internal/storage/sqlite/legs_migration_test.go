@@ -25,20 +25,24 @@ func TestTradeLegsMigration(t *testing.T) {
 	}
 	defer db.Close()
 	// Put trades back in its pre-0015 shape (0007) with three trades and
-	// a counter at 10, and forget 0015.
+	// a counter at 10, and forget 0015 and the later 0017 (trade
+	// admission, which adds columns to trades and candles), as a store
+	// last migrated before 0015 is.
 	for _, q := range []string{
 		`DROP TABLE trades`,
 		`CREATE TABLE trades (seq INTEGER PRIMARY KEY AUTOINCREMENT, signature TEXT NOT NULL UNIQUE,
 			mint TEXT NOT NULL, block_time INTEGER NOT NULL, data BLOB NOT NULL)`,
 		`INSERT INTO trades(seq, signature, mint, block_time, data) VALUES (1, 'sig-1', 'm', 1, x'00'), (2, 'sig-2', 'm', 2, x'00'), (3, 'sig-3', 'm', 3, x'00')`,
 		`UPDATE sqlite_sequence SET seq = 10 WHERE name = 'trades'`,
-		`DELETE FROM schema_migrations WHERE name LIKE '%trade_legs%'`,
+		`ALTER TABLE candles DROP COLUMN rejected_dust`,
+		`ALTER TABLE candles DROP COLUMN rejected_outlier`,
+		`DELETE FROM schema_migrations WHERE name LIKE '%trade_legs%' OR name LIKE '%trade_admission%'`,
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	if n, err := s.Migrate(ctx); err != nil || n != 1 {
+	if n, err := s.Migrate(ctx); err != nil || n != 2 {
 		t.Fatalf("migrate: %d, %v", n, err)
 	}
 	var legs, seqSum int

@@ -112,6 +112,8 @@ func testTradesLegs(t *testing.T, h Harness) {
 	s := tradeStore(t, st)
 	leg0 := synthTrade("route", 0)
 	leg1 := synthTrade("route", 1)
+	// Stored trades come back with the price rules' decision: accepted.
+	leg0.Admission, leg1.Admission = analytics.AdmissionAccepted, analytics.AdmissionAccepted
 	leg1.Leg, leg1.Mint = 1, leg0.Mint
 	leg1.Pool = "8BnEgHoWFysVcuFFX7QztDmzuH8r5ZFvyP3sYwn1XTh6"
 	leg1.Program = "srmqPvymJeFKQ4zGQed1GFppgkRHL9kaELCbyksJtPX"
