@@ -2,19 +2,16 @@ package ingest_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/storage/postgres"
+	"github.com/assetd/assetd/internal/storage/storetest"
 	"github.com/google/go-cmp/cmp"
-	"github.com/jackc/pgx/v5"
 )
 
 // engines opens a fresh store per engine: SQLite always, PostgreSQL (a
@@ -33,22 +30,7 @@ func engines(t *testing.T) map[string]func(t *testing.T) func() ingest.Store {
 		return out
 	}
 	out["postgres"] = func(t *testing.T) func() ingest.Store {
-		var b [8]byte
-		_, _ = rand.Read(b[:])
-		schema := "assetd_test_" + hex.EncodeToString(b[:])
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			conn, err := pgx.Connect(ctx, url)
-			if err != nil {
-				t.Errorf("drop schema %s: %v", schema, err)
-				return
-			}
-			defer conn.Close(ctx)
-			if _, err := conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{schema}.Sanitize()+` CASCADE`); err != nil {
-				t.Errorf("drop schema %s: %v", schema, err)
-			}
-		})
+		schema := storetest.PostgresSchema(t, url)
 		return func() ingest.Store {
 			s, err := postgres.OpenSchema(context.Background(), url, schema)
 			if err != nil {
