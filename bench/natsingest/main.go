@@ -36,6 +36,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,6 +64,7 @@ type config struct {
 	pg, nats       string
 	n, batch, mint int
 	senders        int
+	cpuprofile     string
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -74,6 +76,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&cfg.batch, "batch", 5000, "trades per ingest batch (one POST /v1/internal/trades)")
 	fs.IntVar(&cfg.mint, "mints", 50, "distinct mints")
 	fs.IntVar(&cfg.senders, "senders", 4, "concurrent batches")
+	fs.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of the NATS path to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -88,7 +91,20 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("direct: %w", err)
 	}
 	direct.print(out)
+	if cfg.cpuprofile != "" {
+		f, err := os.Create(cfg.cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	viaNATS, err := measure(ctx, cfg, "nats", batches, runNATS)
+	if cfg.cpuprofile != "" {
+		pprof.StopCPUProfile()
+	}
 	if err != nil {
 		return fmt.Errorf("through NATS: %w", err)
 	}
@@ -148,6 +164,7 @@ type result struct {
 	wall   time.Duration
 	cpu    time.Duration // this process
 	others time.Duration // nats-server + postgres processes (-1: not visible)
+	acked  time.Duration // every batch acknowledged (0: the same as wall)
 }
 
 func (r result) rate() float64 { return float64(r.n) / r.wall.Seconds() }
@@ -159,6 +176,9 @@ func (r result) othersPer() float64 { return r.others.Seconds() / float64(r.n) }
 func (r result) print(w io.Writer) {
 	fmt.Fprintf(w, "%-7s %8d trades in %7.2fs wall: %8.0f trades/s; assetd CPU %6.2f µs/trade (%.0f trades per CPU-second)", r.name, r.n, r.wall.Seconds(), r.rate(),
 		float64(r.cpu.Nanoseconds())/float64(r.n)/1e3, float64(r.n)/r.cpu.Seconds())
+	if r.acked > 0 {
+		fmt.Fprintf(w, "; every batch acknowledged after %.2fs", r.acked.Seconds())
+	}
 	if r.others >= 0 {
 		fmt.Fprintf(w, "; nats-server+postgres CPU %6.2f µs/trade (shared, approximate)", float64(r.others.Nanoseconds())/float64(r.n)/1e3)
 	}
@@ -172,6 +192,7 @@ type clock struct {
 	t0, t1         time.Time
 	cpu0, cpu1     time.Duration
 	other0, other1 map[int]time.Duration
+	acked          time.Time // every batch acknowledged (NATS path)
 }
 
 func (c *clock) start() { c.cpu0, c.other0, c.t0 = rusage(), otherCPU(), time.Now() }
@@ -190,6 +211,9 @@ func measure(ctx context.Context, cfg config, name string, batches [][]analytics
 		return result{}, err
 	}
 	r := result{name: name, n: cfg.n, wall: c.t1.Sub(c.t0), cpu: c.cpu1 - c.cpu0, others: -1}
+	if !c.acked.IsZero() {
+		r.acked = c.acked.Sub(c.t0)
+	}
 	if o, ok := otherDelta(c.other0, c.other1); ok {
 		r.others = o
 	}
@@ -312,7 +336,9 @@ func runNATS(ctx context.Context, cfg config, schema string, batches [][]analyti
 	defer func() {
 		dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_ = bus.JetStream().DeleteStream(dctx, tradestream.StreamName(prefix))
+		for _, name := range streamNames(prefix) {
+			_ = bus.JetStream().DeleteStream(dctx, name)
+		}
 	}()
 	// The publisher admits through the serving engine, as serve's does.
 	pub := tradestream.NewPublisher(bus.JetStream(), bus.Connected, prefix, eng, st)
@@ -326,6 +352,7 @@ func runNATS(ctx context.Context, cfg config, schema string, batches [][]analyti
 	if err := send(ctx, cfg, batches, pub.Ingest); err != nil {
 		return err
 	}
+	c.acked = time.Now()
 	select {
 	case <-sink.done:
 		c.stop()
@@ -336,6 +363,12 @@ func runNATS(ctx context.Context, cfg config, schema string, batches [][]analyti
 }
 
 func (s *countingSink) stored() int { s.mu.Lock(); defer s.mu.Unlock(); return s.n }
+
+// streamNames are the trade streams' names: the legacy stream's, and the
+// batch stream's where there is one.
+func streamNames(prefix string) []string {
+	return []string{tradestream.StreamName(prefix), tradestream.BatchStreamName(prefix)}
+}
 
 func rusage() time.Duration {
 	var ru syscall.Rusage
