@@ -17,6 +17,7 @@ import (
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/buildinfo"
 	"github.com/assetd/assetd/internal/catalog"
+	"github.com/assetd/assetd/internal/chainsource"
 	"github.com/assetd/assetd/internal/coalesce"
 	"github.com/assetd/assetd/internal/connlimit"
 	"github.com/assetd/assetd/internal/curator"
@@ -413,10 +414,14 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	// store (internal/tradestream).
 	tradeIngest := tradeIngester(trades)
 	var tradeWorker func(context.Context)
+	var sourceIngest chainsource.Ingester = trades
 	if bus != nil && trades != nil {
 		pub := tradestream.NewPublisher(bus.JetStream(), bus.Connected, bus.Prefix(), eng, st)
 		pub.Observe(m.ObserveIngest)
 		tradeIngest = pub
+		// The chain source publishes its block ranges through the stream
+		// too, and moves its cursor after the PubAcks: one ingest path.
+		sourceIngest = chainsource.StreamIngester{Publish: pub}
 		// The stream is ensured before serving when NATS is up, so the
 		// first batches are not refused; otherwise the worker retries.
 		var streams tradestream.Streams
@@ -431,10 +436,11 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		tradeWorker = func(ctx context.Context) { runTradeWorker(ctx, bus, streams, trades, st, log) }
 	}
 	// The chain trade source (--solana-rpc-url) stores through the same
-	// ingester as POST /v1/internal/trades (docs/tradesource.md).
+	// ingest path as POST /v1/internal/trades: the ingester, or with NATS
+	// the trade stream (docs/tradesource.md).
 	var source *tradeSource
 	if trades != nil {
-		if source, err = newTradeSource(cfg, rpc, st, trades, log); err != nil {
+		if source, err = newTradeSource(cfg, rpc, st, sourceIngest, log); err != nil {
 			return err
 		}
 		source.registerMetrics(m)
