@@ -5,7 +5,6 @@ import (
 	"crypto/sha512"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -81,14 +80,19 @@ type batch struct {
 func encodeBatches(trades []analytics.Trade, maxTrades, maxBytes int) ([]batch, error) {
 	var out []batch
 	var cur batch
+	var line []byte
 	for i := range trades {
-		line, err := json.Marshal(&trades[i])
-		if err != nil {
+		var err error
+		if line, err = appendTrade(line[:0], &trades[i]); err != nil {
 			return nil, fmt.Errorf("encode %s: %w", trades[i].Signature, err)
 		}
 		if cur.trades > 0 && (cur.trades == maxTrades || len(cur.body)+len(line)+1 > maxBytes) {
 			out = append(out, cur)
 			cur = batch{}
+		}
+		if cur.body == nil {
+			// About 300 bytes a trade.
+			cur.body = make([]byte, 0, min(maxBytes, 320*min(maxTrades, len(trades)-i)))
 		}
 		cur.body = append(cur.body, line...)
 		cur.body = append(cur.body, '\n')
