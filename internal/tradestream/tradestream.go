@@ -111,6 +111,8 @@ func (s Streams) Ready() bool { return s.Batches != nil && s.Legacy != nil }
 // Every replica calls it at start; concurrent calls agree.
 func Ensure(ctx context.Context, js jetstream.JetStream, cfg Config) (Streams, error) {
 	cfg = cfg.withDefaults()
+	// The legacy stream keeps the description older versions give it, so
+	// old and new replicas do not update it back and forth.
 	ensure := func(name, desc, subject string) (jetstream.Stream, error) {
 		s, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 			Name:        name,
@@ -133,7 +135,7 @@ func Ensure(ctx context.Context, js jetstream.JetStream, cfg Config) (Streams, e
 	if out.Batches, err = ensure(BatchStreamName(cfg.Prefix), "assetd trade ingest, batches (docs/nats.md)", BatchSubject(cfg.Prefix)); err != nil {
 		return Streams{}, err
 	}
-	if out.Legacy, err = ensure(StreamName(cfg.Prefix), "assetd trade ingest, one trade per message (docs/nats.md)", cfg.Prefix+".trades.>"); err != nil {
+	if out.Legacy, err = ensure(StreamName(cfg.Prefix), "assetd trade ingest (docs/nats.md)", cfg.Prefix+".trades.>"); err != nil {
 		return Streams{}, err
 	}
 	return out, nil
