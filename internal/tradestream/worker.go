@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -138,10 +140,11 @@ func (w *Worker) run(ctx context.Context, stream jetstream.Stream) {
 	}
 }
 
-// received is a fetched message and its trades.
+// received is a fetched message and how many trades it holds (in order
+// in the step's trade slice).
 type received struct {
 	msg    jetstream.Msg
-	trades []analytics.Trade
+	trades int
 }
 
 // step fetches messages, stores their trades and acks them. It returns the
@@ -151,10 +154,12 @@ type received struct {
 // would add its wait to every trade's latency.
 func (w *Worker) step(ctx context.Context, cons jetstream.Consumer) (int, error) {
 	var got []received
+	var all []analytics.Trade // the trades of got, in order
 	take := func(batch jetstream.MessageBatch) error {
 		for m := range batch.Messages() {
-			if r, ok := w.decode(m); ok {
-				got = append(got, r)
+			var n int
+			if all, n = w.decode(m, all); n > 0 {
+				got = append(got, received{msg: m, trades: n})
 			}
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, nats.ErrTimeout) {
@@ -181,61 +186,60 @@ func (w *Worker) step(ctx context.Context, cons jetstream.Consumer) (int, error)
 	handled := 0
 	for len(got) > 0 {
 		n, trades := 0, 0
-		for n < len(got) && (n == 0 || trades+len(got[n].trades) <= storeTrades) {
-			trades += len(got[n].trades)
+		for n < len(got) && (n == 0 || trades+got[n].trades <= storeTrades) {
+			trades += got[n].trades
 			n++
 		}
-		if err := w.store(ctx, got[:n], trades); err != nil {
+		// Capped: nothing the sink appends reaches the next group.
+		if err := w.store(ctx, got[:n], all[:trades:trades]); err != nil {
 			for _, r := range got {
 				_ = r.msg.NakWithDelay(retryDelay)
 			}
 			return handled, err
 		}
 		handled += n
-		got = got[n:]
+		got, all = got[n:], all[trades:]
 	}
 	return handled, nil
 }
 
-// decode parses a message of either format; a message with nothing
-// storable is terminated (redelivering it would loop forever), one of an
-// unknown format left to another replica.
-func (w *Worker) decode(m jetstream.Msg) (received, bool) {
+// decode appends the trades of a message of either format to all and
+// returns how many it appended; a message with nothing storable is
+// terminated (redelivering it would loop forever), one of an unknown
+// format left to another replica.
+func (w *Worker) decode(m jetstream.Msg, all []analytics.Trade) ([]analytics.Trade, int) {
 	format := ""
 	if h := m.Headers(); h != nil {
 		format = h.Get(FormatHeader)
+		if c, err := strconv.Atoi(h.Get(CountHeader)); err == nil && c > 0 {
+			all = slices.Grow(all, min(c, MaxBatchTrades))
+		}
 	}
-	trades, invalid, err := decode(format, m.Data(), nil)
+	before := len(all)
+	all, invalid, err := decode(format, m.Data(), all)
 	switch {
 	case errors.Is(err, errUnknownFormat):
 		w.log.Warn("trade stream message of an unknown format left to another replica", "subject", m.Subject(), "err", err)
 		_ = m.NakWithDelay(unknownDelay)
-		return received{}, false
+		return all[:before], 0
 	case err != nil:
 		w.log.Warn("trade stream message dropped: not a valid trade event", "subject", m.Subject(), "err", err)
 		_ = m.Term()
-		return received{}, false
+		return all[:before], 0
 	}
+	n := len(all) - before
 	if invalid > 0 {
-		w.log.Warn("trade stream batch: events that are not valid trade events dropped", "subject", m.Subject(), "invalid", invalid, "valid", len(trades))
+		w.log.Warn("trade stream batch: events that are not valid trade events dropped", "subject", m.Subject(), "invalid", invalid, "valid", n)
 	}
-	if len(trades) == 0 {
+	if n == 0 {
 		_ = m.Term()
-		return received{}, false
 	}
-	return received{msg: m, trades: trades}, true
+	return all, n
 }
 
-// store stores the trades of got in one ingest batch and, once
-// committed, notifies and acks their messages.
-func (w *Worker) store(ctx context.Context, got []received, n int) error {
-	trades := got[0].trades
-	if len(got) > 1 {
-		trades = make([]analytics.Trade, 0, n)
-		for _, r := range got {
-			trades = append(trades, r.trades...)
-		}
-	}
+// store stores trades (those of got's messages) in one ingest batch and,
+// once committed, notifies and acks the messages.
+func (w *Worker) store(ctx context.Context, got []received, trades []analytics.Trade) error {
 	res, err := w.sink.Ingest(ctx, trades)
 	if err != nil {
 		return err
