@@ -52,7 +52,7 @@ func startNATSCluster(t *testing.T) *natsCluster {
 	return c
 }
 
-// deleteStream removes the run's trade stream from the shared server.
+// deleteStream removes the run's trade streams from the shared server.
 func deleteStream(t *testing.T, url, prefix string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -62,8 +62,10 @@ func deleteStream(t *testing.T, url, prefix string) {
 		return
 	}
 	defer bus.Close(ctx)
-	if err := bus.JetStream().DeleteStream(ctx, tradestream.StreamName(prefix)); err != nil {
-		t.Logf("cleanup: delete stream: %v", err)
+	for _, name := range []string{tradestream.StreamName(prefix), tradestream.BatchStreamName(prefix)} {
+		if err := bus.JetStream().DeleteStream(ctx, name); err != nil {
+			t.Logf("cleanup: delete stream %s: %v", name, err)
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/buildinfo"
 	"github.com/assetd/assetd/internal/catalog"
+	"github.com/assetd/assetd/internal/chainsource"
 	"github.com/assetd/assetd/internal/coalesce"
 	"github.com/assetd/assetd/internal/connlimit"
 	"github.com/assetd/assetd/internal/curator"
@@ -43,7 +44,6 @@ import (
 	"github.com/assetd/assetd/internal/tradestream"
 	"github.com/assetd/assetd/internal/usage"
 	"github.com/assetd/assetd/internal/watch"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 )
@@ -414,28 +414,33 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	// store (internal/tradestream).
 	tradeIngest := tradeIngester(trades)
 	var tradeWorker func(context.Context)
+	var sourceIngest chainsource.Ingester = trades
 	if bus != nil && trades != nil {
 		pub := tradestream.NewPublisher(bus.JetStream(), bus.Connected, bus.Prefix(), eng, st)
 		pub.Observe(m.ObserveIngest)
 		tradeIngest = pub
+		// The chain source publishes its block ranges through the stream
+		// too, and moves its cursor after the PubAcks: one ingest path.
+		sourceIngest = chainsource.StreamIngester{Publish: pub}
 		// The stream is ensured before serving when NATS is up, so the
 		// first batches are not refused; otherwise the worker retries.
-		var stream jetstream.Stream
+		var streams tradestream.Streams
 		if bus.Connected() {
 			ectx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			stream, err = tradestream.Ensure(ectx, bus.JetStream(), tradestream.Config{Prefix: bus.Prefix()})
+			streams, err = tradestream.Ensure(ectx, bus.JetStream(), tradestream.Config{Prefix: bus.Prefix()})
 			cancel()
 			if err != nil {
 				log.Warn("trade stream not ready at start; retrying in the background", "err", err)
 			}
 		}
-		tradeWorker = func(ctx context.Context) { runTradeWorker(ctx, bus, stream, trades, st, log) }
+		tradeWorker = func(ctx context.Context) { runTradeWorker(ctx, bus, streams, trades, st, log) }
 	}
 	// The chain trade source (--solana-rpc-url) stores through the same
-	// ingester as POST /v1/internal/trades (docs/tradesource.md).
+	// ingest path as POST /v1/internal/trades: the ingester, or with NATS
+	// the trade stream (docs/tradesource.md).
 	var source *tradeSource
 	if trades != nil {
-		if source, err = newTradeSource(cfg, rpc, st, trades, log); err != nil {
+		if source, err = newTradeSource(cfg, rpc, st, sourceIngest, log); err != nil {
 			return err
 		}
 		source.registerMetrics(m)
@@ -632,17 +637,17 @@ const candleSaveInterval = 5 * time.Second
 
 // runTradeWorker creates the trade stream unless given (retrying while
 // NATS is away) and stores its messages until ctx ends.
-func runTradeWorker(ctx context.Context, bus *natsbus.Bus, stream jetstream.Stream, trades *ingest.Ingester, st store, log *slog.Logger) {
+func runTradeWorker(ctx context.Context, bus *natsbus.Bus, streams tradestream.Streams, trades *ingest.Ingester, st store, log *slog.Logger) {
 	cfg := tradestream.Config{Prefix: bus.Prefix()}
 	for warned := false; ; {
 		var err error
-		if stream == nil {
-			stream, err = tradestream.Ensure(ctx, bus.JetStream(), cfg)
+		if !streams.Ready() {
+			streams, err = tradestream.Ensure(ctx, bus.JetStream(), cfg)
 		}
 		if err == nil {
-			log.Info("trade stream ready", "stream", tradestream.StreamName(cfg.Prefix), "subjects", bus.Prefix()+".trades.>",
-				"duplicate_window", tradestream.DefaultDuplicateWindow)
-			tradestream.NewWorker(stream, trades, st, log).Run(ctx)
+			log.Info("trade stream ready", "stream", tradestream.BatchStreamName(cfg.Prefix), "subject", tradestream.BatchSubject(cfg.Prefix),
+				"legacy_stream", tradestream.StreamName(cfg.Prefix), "duplicate_window", tradestream.DefaultDuplicateWindow)
+			tradestream.NewWorker(streams, trades, st, log).Run(ctx)
 			return
 		}
 		if !warned {

@@ -4,22 +4,30 @@
 //
 // Publisher (POST /v1/internal/trades with --nats-url): validates the
 // batch, drops trades the store already holds (by identity: signature and
-// leg), publishes each trade as one message on <prefix>.trades.<mint> with
-// its identity as Nats-Msg-Id (the signature for leg 0,
-// <signature>:<leg> otherwise), and acknowledges only after the stream's
-// PubAck: a PubAck flagged Duplicate (the same identity within the
-// stream's duplicate window) or a stored identity counts as a duplicate,
-// every other as accepted.
+// leg) and repeats within the batch, publishes the rest as batch messages
+// (at most MaxBatchTrades trades and MaxBatchBytes each) on
+// <prefix>.tradebatch, the batch stream <PREFIX>_TRADEBATCHES, each with a
+// Nats-Msg-Id derived from its trades' sorted identities (BatchID), and
+// acknowledges only after every message's PubAck. The chain trade source
+// publishes its block ranges through the same publisher.
 //
-// Worker: every replica runs one on the shared durable pull consumer, so
-// each message is handled by one replica. It stores the trades through the
-// replica's ingester (deduplicated by signature and leg in the store, so a
-// redelivery is harmless), tells the other replicas (the trades change
-// topic, which the change bus carries at once), and only then acks. Every
-// replica's analytics engine applies stored trades in the store's commit
-// order (internal/ingest's seq), so windows, trending, execution rollups and
-// candles are the same on every replica and a restarted replica rebuilds
-// from the store; messages not yet stored are redelivered from the stream.
+// Worker: every replica runs one on the shared durable pull consumer of
+// each stream, so each message is handled by one replica. It stores a
+// fetched group of messages' trades through the replica's ingester in one
+// transaction (deduplicated by signature and leg in the store, so a
+// redelivered or overlapping batch stores nothing twice), tells the other
+// replicas (the trades change topic, which the change bus carries at
+// once), and only then acks the messages. Every replica's analytics engine
+// applies stored trades in the store's commit order (internal/ingest's
+// seq), so windows, trending, execution rollups and candles are the same
+// on every replica and a restarted replica rebuilds from the store;
+// messages not yet stored are redelivered from the stream.
+//
+// The legacy stream <PREFIX>_TRADES (subjects <prefix>.trades.<mint>, one
+// trade per message: the format before batches) is still consumed, so
+// messages an older version published, during a rolling upgrade or before
+// it, are stored; batches have their own stream so an older replica's
+// worker, which reads one trade per message, never receives one.
 //
 // An external indexer may publish to the stream itself: docs/nats.md
 // ("Trade stream") documents the subject and message format.
@@ -37,9 +45,10 @@ import (
 
 // Defaults of Config.
 const (
-	// DefaultDuplicateWindow is how long the stream remembers a message id
-	// (signature): a re-sent trade within it is a duplicate by the stream's
-	// PubAck; after it, by the store's stored-signature check.
+	// DefaultDuplicateWindow is how long a stream remembers a message id
+	// (a batch's BatchID, a one-trade message's identity): the same
+	// message re-sent within it is a duplicate by the stream's PubAck;
+	// after it, by the store's stored-identity check.
 	DefaultDuplicateWindow = 10 * time.Minute
 	// DefaultMaxAge is how long the stream keeps messages (acknowledged or
 	// not): the store holds the stored trades, the stream only has to
@@ -52,7 +61,8 @@ const (
 // Config names and sizes the stream.
 type Config struct {
 	// Prefix is the subject prefix (natsbus): subjects are
-	// <Prefix>.trades.<mint>, the stream <PREFIX>_TRADES.
+	// <Prefix>.tradebatch (stream <PREFIX>_TRADEBATCHES) and
+	// <Prefix>.trades.<mint> (legacy, stream <PREFIX>_TRADES).
 	Prefix string
 	// DuplicateWindow (0: DefaultDuplicateWindow) and MaxAge (0:
 	// DefaultMaxAge) configure the stream; Replicas its JetStream replicas
@@ -79,28 +89,56 @@ func StreamName(prefix string) string {
 	return strings.ToUpper(strings.ReplaceAll(prefix, "-", "_")) + "_TRADES"
 }
 
-// Subject is the subject a trade of mint is published on.
+// BatchStreamName is the batch stream's name for prefix.
+func BatchStreamName(prefix string) string {
+	return strings.ToUpper(strings.ReplaceAll(prefix, "-", "_")) + "_TRADEBATCHES"
+}
+
+// Subject is the subject of the legacy one-trade message of a trade of
+// mint (the legacy stream, StreamName).
 func Subject(prefix, mint string) string { return prefix + ".trades." + mint }
 
-// Ensure creates the stream, or updates it to cfg, and returns it. Every
-// replica calls it at start; concurrent calls agree.
-func Ensure(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.Stream, error) {
+// Streams are the trade streams: Batches (the publisher's) and Legacy
+// (one trade per message: an older version's, or an external indexer's).
+type Streams struct {
+	Batches, Legacy jetstream.Stream
+}
+
+// Ready reports whether both streams are set.
+func (s Streams) Ready() bool { return s.Batches != nil && s.Legacy != nil }
+
+// Ensure creates the streams, or updates them to cfg, and returns them.
+// Every replica calls it at start; concurrent calls agree.
+func Ensure(ctx context.Context, js jetstream.JetStream, cfg Config) (Streams, error) {
 	cfg = cfg.withDefaults()
-	s, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        StreamName(cfg.Prefix),
-		Description: "assetd trade ingest (docs/nats.md)",
-		Subjects:    []string{cfg.Prefix + ".trades.>"},
-		Retention:   jetstream.LimitsPolicy,
-		Storage:     jetstream.FileStorage,
-		Discard:     jetstream.DiscardOld,
-		MaxAge:      cfg.MaxAge,
-		Duplicates:  cfg.DuplicateWindow,
-		Replicas:    cfg.Replicas,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("trade stream %s: %w", StreamName(cfg.Prefix), err)
+	// The legacy stream keeps the description older versions give it, so
+	// old and new replicas do not update it back and forth.
+	ensure := func(name, desc, subject string) (jetstream.Stream, error) {
+		s, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name:        name,
+			Description: desc,
+			Subjects:    []string{subject},
+			Retention:   jetstream.LimitsPolicy,
+			Storage:     jetstream.FileStorage,
+			Discard:     jetstream.DiscardOld,
+			MaxAge:      cfg.MaxAge,
+			Duplicates:  cfg.DuplicateWindow,
+			Replicas:    cfg.Replicas,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("trade stream %s: %w", name, err)
+		}
+		return s, nil
 	}
-	return s, nil
+	var out Streams
+	var err error
+	if out.Batches, err = ensure(BatchStreamName(cfg.Prefix), "assetd trade ingest, batches (docs/nats.md)", BatchSubject(cfg.Prefix)); err != nil {
+		return Streams{}, err
+	}
+	if out.Legacy, err = ensure(StreamName(cfg.Prefix), "assetd trade ingest (docs/nats.md)", cfg.Prefix+".trades.>"); err != nil {
+		return Streams{}, err
+	}
+	return out, nil
 }
 
 // UnavailableError is returned when the stream cannot take a batch (NATS

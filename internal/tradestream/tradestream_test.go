@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/assetd/assetd/internal/poll"
 	"github.com/assetd/assetd/internal/tradestream"
 	"github.com/mr-tron/base58"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 const deadline = 30 * time.Second
@@ -68,11 +70,11 @@ func (s *sigStore) StoredTradeIDs(_ context.Context, ids []analytics.TradeID) (m
 	return out, nil
 }
 
-func TestPublishCountsAcceptedAndDuplicatesExactly(t *testing.T) {
+func TestPublishBatchesCountsAcceptedAndDuplicates(t *testing.T) {
 	srv := natstest.Start(t)
 	bus := connect(t, srv.ClientURL(), "pub")
 	ctx := context.Background()
-	stream, err := tradestream.Ensure(ctx, bus.JetStream(), tradestream.Config{Prefix: "pub"})
+	streams, err := tradestream.Ensure(ctx, bus.JetStream(), tradestream.Config{Prefix: "pub"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,35 +93,49 @@ func TestPublishCountsAcceptedAndDuplicatesExactly(t *testing.T) {
 	if res.Accepted != 3 || res.Duplicates != 2 || res.Rejected != 1 {
 		t.Fatalf("first batch: %+v; want 3 accepted, 2 duplicates, 1 rejected", res)
 	}
-	// Re-sent within the duplicate window: the stream's PubAck says so.
-	res, err = p.Ingest(ctx, batch[:3])
+	// The same batch re-sent within the duplicate window, and its trades
+	// in another order: the stream's PubAck says the batch is stored.
+	for _, again := range [][]analytics.Trade{batch, {batch[4], batch[1], batch[0]}} {
+		res, err = p.Ingest(ctx, again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Accepted != 0 || res.Duplicates != len(again)-res.Rejected {
+			t.Fatalf("re-sent batch: %+v; want only duplicates", res)
+		}
+	}
+	info, err := streams.Batches.Info(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Accepted != 0 || res.Duplicates != 3 {
-		t.Fatalf("re-sent batch: %+v; want only duplicates", res)
+	if info.State.Msgs != 1 {
+		t.Fatalf("batch stream holds %d messages; want 1", info.State.Msgs)
 	}
-	info, err := stream.Info(ctx)
+	// One message: the batch subject, its id the hash of the sorted
+	// identities, the format header, the trades as NDJSON.
+	m, err := streams.Batches.GetLastMsgForSubject(ctx, tradestream.BatchSubject("pub"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.State.Msgs != 3 {
-		t.Fatalf("stream holds %d messages; want 3", info.State.Msgs)
+	ids := []analytics.TradeID{{Signature: "sig-3"}, {Signature: "sig-1"}, {Signature: "sig-2"}}
+	if got, want := m.Header.Get("Nats-Msg-Id"), tradestream.BatchID(ids); got != want {
+		t.Fatalf("Nats-Msg-Id %q; want %q", got, want)
 	}
-	// The subject names the mint and the message id is the signature.
-	m, err := stream.GetLastMsgForSubject(ctx, tradestream.Subject("pub", addr("mint", 0)))
-	if err != nil {
-		t.Fatal(err)
+	if m.Header.Get(tradestream.FormatHeader) != tradestream.FormatBatch || m.Header.Get(tradestream.CountHeader) != "3" {
+		t.Fatalf("headers %v", m.Header)
 	}
-	if got := m.Header.Get("Nats-Msg-Id"); got != "sig-3" {
-		t.Fatalf("Nats-Msg-Id %q; want sig-3", got)
+	lines := strings.Split(strings.TrimSuffix(string(m.Data), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("body holds %d lines; want 3: %s", len(lines), m.Data)
 	}
-	if _, err := analytics.ParseTrade(m.Data); err != nil {
-		t.Fatalf("message body is not a trade event: %v (%s)", err, m.Data)
+	for _, l := range lines {
+		if _, err := analytics.ParseTrade([]byte(l)); err != nil {
+			t.Fatalf("batch line is not a trade event: %v (%s)", err, l)
+		}
 	}
 
-	// Another leg of a published signature is a new trade, its id
-	// <signature>:<leg>; a stored leg of a stored signature is a duplicate.
+	// Another leg of a published signature is a new trade; a stored leg
+	// of a stored signature is a duplicate.
 	leg1 := synthetic("sig-3", 3)
 	leg1.Leg = 1
 	sigs.mu.Lock()
@@ -136,12 +152,87 @@ func TestPublishCountsAcceptedAndDuplicatesExactly(t *testing.T) {
 	if res.Accepted != 2 || res.Duplicates != 2 {
 		t.Fatalf("legs: %+v; want sig-3 leg 1 and sig-old leg 3 accepted, 2 duplicates", res)
 	}
-	m, err = stream.GetLastMsgForSubject(ctx, tradestream.Subject("pub", addr("mint", 0)))
+	m, err = streams.Batches.GetLastMsgForSubject(ctx, tradestream.BatchSubject("pub"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.Header.Get("Nats-Msg-Id"); got != "sig-3:1" {
-		t.Fatalf("leg 1 Nats-Msg-Id %q; want sig-3:1", got)
+	if got, want := m.Header.Get("Nats-Msg-Id"), tradestream.BatchID([]analytics.TradeID{{Signature: "sig-3", Leg: 1}, {Signature: "sig-old", Leg: 3}}); got != want {
+		t.Fatalf("legs Nats-Msg-Id %q; want %q", got, want)
+	}
+}
+
+func TestBatchIDIsTheSetOfIdentities(t *testing.T) {
+	a := []analytics.TradeID{{Signature: "s1"}, {Signature: "s2", Leg: 1}, {Signature: "s3"}}
+	tests := []struct {
+		name string
+		ids  []analytics.TradeID
+		same bool
+	}{
+		{"same order", []analytics.TradeID{{Signature: "s1"}, {Signature: "s2", Leg: 1}, {Signature: "s3"}}, true},
+		{"other order", []analytics.TradeID{{Signature: "s3"}, {Signature: "s1"}, {Signature: "s2", Leg: 1}}, true},
+		{"another leg", []analytics.TradeID{{Signature: "s1"}, {Signature: "s2"}, {Signature: "s3"}}, false},
+		{"a subset", []analytics.TradeID{{Signature: "s1"}, {Signature: "s3"}}, false},
+		{"a superset", []analytics.TradeID{{Signature: "s1"}, {Signature: "s2", Leg: 1}, {Signature: "s3"}, {Signature: "s4"}}, false},
+		{"joined differently", []analytics.TradeID{{Signature: "s1\ns2:1"}, {Signature: "s3"}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tradestream.BatchID(tt.ids) == tradestream.BatchID(a); got != tt.same {
+				t.Fatalf("same id: %v; want %v", got, tt.same)
+			}
+		})
+	}
+	// Longer than any one-trade message id: never the id of one.
+	if n := len(tradestream.BatchID(a)); n <= analytics.MaxSignatureLen+len(":255") {
+		t.Fatalf("batch id of %d characters could be a trade's identity", n)
+	}
+}
+
+func TestPublishSplitsAtTheBatchBounds(t *testing.T) {
+	srv := natstest.Start(t)
+	bus := connect(t, srv.ClientURL(), "split")
+	ctx := context.Background()
+	streams, err := tradestream.Ensure(ctx, bus.JetStream(), tradestream.Config{Prefix: "split"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := tradestream.BatchMessage("split", []analytics.Trade{synthetic("sig-size", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name                string
+		maxTrades, maxBytes int
+		want                uint64
+	}{
+		{"by count", 4, tradestream.MaxBatchBytes, 3},
+		{"by bytes", 100, 2*len(one.Data) + 40, 5},
+		{"one batch", 100, tradestream.MaxBatchBytes, 1},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before, err := streams.Batches.Info(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := tradestream.NewPublisher(bus.JetStream(), bus.Connected, "split", engine(t), &sigStore{})
+			p.SetBatchLimits(tt.maxTrades, tt.maxBytes)
+			var batch []analytics.Trade
+			for j := range 10 {
+				batch = append(batch, synthetic(fmt.Sprintf("sig-split-%d-%d", i, j), j))
+			}
+			res, err := p.Ingest(ctx, batch)
+			if err != nil || res.Accepted != 10 {
+				t.Fatalf("publish: %+v, %v", res, err)
+			}
+			after, err := streams.Batches.Info(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := after.State.Msgs - before.State.Msgs; got != tt.want {
+				t.Fatalf("%d messages; want %d", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -177,6 +268,17 @@ func (s *sink) stored() int {
 	return len(s.seen)
 }
 
+// drained reports whether stream's durable consumer has acknowledged
+// every message.
+func drained(ctx context.Context, stream jetstream.Stream) bool {
+	c, err := stream.Consumer(ctx, tradestream.DurableName)
+	if err != nil {
+		return false
+	}
+	info, err := c.Info(ctx)
+	return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+}
+
 type notifier struct {
 	mu sync.Mutex
 	n  int
@@ -189,7 +291,7 @@ func TestWorkersShareTheDurableConsumerAndRetryAFailedStore(t *testing.T) {
 	bus := connect(t, srv.ClientURL(), "work")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stream, err := tradestream.Ensure(ctx, bus.JetStream(), tradestream.Config{Prefix: "work"})
+	streams, err := tradestream.Ensure(ctx, bus.JetStream(), tradestream.Config{Prefix: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,10 +302,11 @@ func TestWorkersShareTheDurableConsumerAndRetryAFailedStore(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Add(1)
-		w := tradestream.NewWorker(stream, st, note, slog.New(slog.DiscardHandler))
+		w := tradestream.NewWorker(streams, st, note, slog.New(slog.DiscardHandler))
 		go func() { defer wg.Done(); w.Run(ctx) }()
 	}
 	p := tradestream.NewPublisher(bus.JetStream(), bus.Connected, "work", engine(t), &sigStore{})
+	p.SetBatchLimits(16, tradestream.MaxBatchBytes) // 13 messages
 	var batch []analytics.Trade
 	for i := range 200 {
 		batch = append(batch, synthetic(fmt.Sprintf("sig-%d", i), i))
@@ -217,14 +320,7 @@ func TestWorkersShareTheDurableConsumerAndRetryAFailedStore(t *testing.T) {
 	st.fail = false
 	st.mu.Unlock()
 	poll.For(t, deadline, "all 200 trades stored", func() bool { return st.stored() == 200 })
-	poll.For(t, deadline, "the stream's consumer fully acknowledged", func() bool {
-		c, err := stream.Consumer(ctx, tradestream.DurableName)
-		if err != nil {
-			return false
-		}
-		info, err := c.Info(ctx)
-		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
-	})
+	poll.For(t, deadline, "the stream's consumer fully acknowledged", func() bool { return drained(ctx, streams.Batches) })
 	st.mu.Lock()
 	for sig, n := range st.seen {
 		if n != 1 {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/assetd/assetd/internal/analytics"
@@ -11,7 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Sink stores trades (deduplicated by signature) and applies the new ones
+// Sink stores trades (deduplicated by identity) and applies the new ones
 // to the replica's engine: internal/ingest's Ingester.
 type Sink interface {
 	Ingest(ctx context.Context, trades []analytics.Trade) (analytics.IngestResult, error)
@@ -25,49 +28,85 @@ type Notifier interface {
 
 // Worker tuning.
 const (
-	// fetchBatch is the most messages stored in one transaction.
+	// fetchBatch is the most messages fetched at once.
 	fetchBatch = 2000
+	// fetchBytes bounds the bytes fetched at once (a few batch messages,
+	// thousands of one-trade ones).
+	fetchBytes = 4 << 20
+	// storeTrades is the most trades stored in one transaction (whole
+	// messages: one larger message is stored alone).
+	storeTrades = 8192
+	// pullers is how many fetch-and-store loops a worker runs on the batch
+	// stream: the ingester stores concurrent batches in parallel (and
+	// applies them in commit order), so one loop's fetch and decode
+	// overlap another's store.
+	pullers = 4
 	// fetchWait is how long a fetch waits for the first message.
 	fetchWait = time.Second
+	// restWait is how long the fetch after the first message waits for
+	// the fetch to fill (only when less than a fetch is pending: the
+	// latency it adds is this, once per stored group).
+	restWait = 5 * time.Millisecond
 	// ackWait is how long the stream waits for a worker's ack before
 	// redelivering to another (a replica killed mid-batch).
 	ackWait = 30 * time.Second
 	// retryDelay is the redelivery delay after a failed store, and the
 	// pause after a failed fetch.
 	retryDelay = 2 * time.Second
+	// unknownDelay is the redelivery delay of a message of a format this
+	// version does not read (left to a newer replica).
+	unknownDelay = time.Minute
 )
 
-// Worker moves trades from the stream into the store.
+// Worker moves trades from the streams into the store.
 type Worker struct {
-	stream jetstream.Stream
-	sink   Sink
-	notify Notifier
-	log    *slog.Logger
+	streams Streams
+	sink    Sink
+	notify  Notifier
+	log     *slog.Logger
 }
 
-// NewWorker returns a worker on stream (from Ensure).
-func NewWorker(stream jetstream.Stream, sink Sink, notify Notifier, log *slog.Logger) *Worker {
+// NewWorker returns a worker on streams (from Ensure).
+func NewWorker(streams Streams, sink Sink, notify Notifier, log *slog.Logger) *Worker {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Worker{stream: stream, sink: sink, notify: notify, log: log}
+	return &Worker{streams: streams, sink: sink, notify: notify, log: log}
 }
 
-// Run consumes until ctx ends. NATS or store outages are logged once per
-// state change and retried; messages are acked only after their trades
-// are committed.
+// Run consumes both streams until ctx ends. NATS or store outages are
+// logged once per state change and retried; messages are acked only after
+// their trades are committed.
 func (w *Worker) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	if s := w.streams.Batches; s != nil {
+		for range pullers {
+			wg.Go(func() { w.run(ctx, s) })
+		}
+	}
+	if s := w.streams.Legacy; s != nil {
+		wg.Go(func() { w.run(ctx, s) })
+	}
+	wg.Wait()
+}
+
+// run consumes one stream.
+func (w *Worker) run(ctx context.Context, stream jetstream.Stream) {
 	var cons jetstream.Consumer
 	failing := false
+	name := stream.CachedInfo().Config.Name
 	report := func(what string, err error) {
 		if !failing {
-			w.log.Warn("trade stream worker: "+what+"; retrying", "err", err)
+			w.log.Warn("trade stream worker: "+what+"; retrying", "stream", name, "err", err)
 		}
 		failing = true
 	}
 	for ctx.Err() == nil {
 		if cons == nil {
-			c, err := w.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+			// Explicit acks, not AckAll: the durable is shared by every
+			// replica's worker, and a cumulative ack from one would also
+			// acknowledge the messages another holds, not yet stored.
+			c, err := stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
 				Durable:       DurableName,
 				Description:   "stores trades (every assetd replica pulls from it)",
 				AckPolicy:     jetstream.AckExplicitPolicy,
@@ -95,30 +134,33 @@ func (w *Worker) Run(ctx context.Context) {
 			continue
 		}
 		if failing {
-			w.log.Info("trade stream worker recovered", "stored_batch", n)
+			w.log.Info("trade stream worker recovered", "stream", name, "stored_messages", n)
 			failing = false
 		}
 	}
 }
 
-// step fetches one batch, stores it and acks it. It returns the messages
-// handled. It waits (up to fetchWait) for the first message only, then
-// takes what else is pending at once: a fetch of a whole batch would wait
-// for the batch to fill, adding its wait to every trade's latency.
+// received is a fetched message and how many trades it holds (in order
+// in the step's trade slice).
+type received struct {
+	msg    jetstream.Msg
+	trades int
+}
+
+// step fetches messages, stores their trades and acks them. It returns the
+// messages handled. It waits (up to fetchWait) for the first message, then
+// takes what else is pending (up to fetchBatch messages and fetchBytes),
+// waiting at most restWait for more: a fetch waiting for a whole batch
+// would add its wait to every trade's latency.
 func (w *Worker) step(ctx context.Context, cons jetstream.Consumer) (int, error) {
-	var msgs []jetstream.Msg
-	trades := make([]analytics.Trade, 0, 64)
+	var got []received
+	var all []analytics.Trade // the trades of got, in order
 	take := func(batch jetstream.MessageBatch) error {
 		for m := range batch.Messages() {
-			t, perr := analytics.ParseTrade(m.Data())
-			if perr != nil {
-				// Never storable: redelivering would loop forever.
-				w.log.Warn("trade stream message dropped: not a valid trade event", "subject", m.Subject(), "err", perr)
-				_ = m.Term()
-				continue
+			var n int
+			if all, n = w.decode(m, all); n > 0 {
+				got = append(got, received{msg: m, trades: n})
 			}
-			msgs = append(msgs, m)
-			trades = append(trades, t)
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, nats.ErrTimeout) {
 			return err
@@ -132,24 +174,75 @@ func (w *Worker) step(ctx context.Context, cons jetstream.Consumer) (int, error)
 	if err := take(first); err != nil {
 		return 0, err
 	}
-	if len(msgs) > 0 {
-		rest, err := cons.FetchNoWait(fetchBatch - 1)
+	if len(got) > 0 {
+		rest, err := cons.Fetch(fetchBatch-1, jetstream.FetchMaxBytes(fetchBytes), jetstream.FetchMaxWait(restWait))
 		if err == nil {
 			err = take(rest)
 		}
-		if err != nil && len(msgs) == 0 {
+		if err != nil && len(got) == 0 {
 			return 0, err
 		}
 	}
-	if len(trades) == 0 {
-		return 0, nil
+	handled := 0
+	for len(got) > 0 {
+		n, trades := 0, 0
+		for n < len(got) && (n == 0 || trades+got[n].trades <= storeTrades) {
+			trades += got[n].trades
+			n++
+		}
+		// Capped: nothing the sink appends reaches the next group.
+		if err := w.store(ctx, got[:n], all[:trades:trades]); err != nil {
+			for _, r := range got {
+				_ = r.msg.NakWithDelay(retryDelay)
+			}
+			return handled, err
+		}
+		handled += n
+		got, all = got[n:], all[trades:]
 	}
+	return handled, nil
+}
+
+// decode appends the trades of a message of either format to all and
+// returns how many it appended; a message with nothing storable is
+// terminated (redelivering it would loop forever), one of an unknown
+// format left to another replica.
+func (w *Worker) decode(m jetstream.Msg, all []analytics.Trade) ([]analytics.Trade, int) {
+	format := ""
+	if h := m.Headers(); h != nil {
+		format = h.Get(FormatHeader)
+		if c, err := strconv.Atoi(h.Get(CountHeader)); err == nil && c > 0 {
+			all = slices.Grow(all, min(c, MaxBatchTrades))
+		}
+	}
+	before := len(all)
+	all, invalid, err := decode(format, m.Data(), all)
+	switch {
+	case errors.Is(err, errUnknownFormat):
+		w.log.Warn("trade stream message of an unknown format left to another replica", "subject", m.Subject(), "err", err)
+		_ = m.NakWithDelay(unknownDelay)
+		return all[:before], 0
+	case err != nil:
+		w.log.Warn("trade stream message dropped: not a valid trade event", "subject", m.Subject(), "err", err)
+		_ = m.Term()
+		return all[:before], 0
+	}
+	n := len(all) - before
+	if invalid > 0 {
+		w.log.Warn("trade stream batch: events that are not valid trade events dropped", "subject", m.Subject(), "invalid", invalid, "valid", n)
+	}
+	if n == 0 {
+		_ = m.Term()
+	}
+	return all, n
+}
+
+// store stores trades (those of got's messages) in one ingest batch and,
+// once committed, notifies and acks the messages.
+func (w *Worker) store(ctx context.Context, got []received, trades []analytics.Trade) error {
 	res, err := w.sink.Ingest(ctx, trades)
 	if err != nil {
-		for _, m := range msgs {
-			_ = m.NakWithDelay(retryDelay)
-		}
-		return 0, err
+		return err
 	}
 	if res.Rejected > 0 {
 		w.log.Warn("trade stream messages rejected by validation", "rejected", res.Rejected, "reasons", res.Reasons)
@@ -161,13 +254,13 @@ func (w *Worker) step(ctx context.Context, cons jetstream.Consumer) (int, error)
 			w.log.Warn("trade notification failed", "err", nerr)
 		}
 	}
-	for _, m := range msgs {
-		if aerr := m.Ack(); aerr != nil {
+	for _, r := range got {
+		if aerr := r.msg.Ack(); aerr != nil {
 			// Stored: a redelivery is a store duplicate.
 			w.log.Debug("trade stream ack failed", "err", aerr)
 		}
 	}
-	return len(msgs), nil
+	return nil
 }
 
 func sleep(ctx context.Context, d time.Duration) {
