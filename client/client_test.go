@@ -108,10 +108,32 @@ func TestRetryTimings(t *testing.T) {
 			}
 			var apiErr *Error
 			switch {
-			case c.wantErr == 0 && (err != nil || !h.OK):
+			case c.wantErr == 0 && (err != nil || !bool(h.Ok)):
 				t.Fatalf("Health = %+v, %v", h, err)
 			case c.wantErr != 0 && (!errors.As(err, &apiErr) || apiErr.Status != c.wantErr):
 				t.Fatalf("err = %v, want a %d *Error", err, c.wantErr)
+			}
+		})
+		// The generated client behind API() follows the same rule: same
+		// waits, same calls, and the last answer parsed by its status.
+		t.Run(c.name+" (generated client)", func(t *testing.T) {
+			srv, calls := scripted(t, c.replies...)
+			rec := &recorder{}
+			res, err := newTestClient(t, srv, rec, c.jitter).API().HealthWithResponse(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := calls.Load(); got != c.wantCalls {
+				t.Errorf("calls = %d, want %d", got, c.wantCalls)
+			}
+			if !slices.Equal(rec.waits, c.wantWaits) {
+				t.Errorf("waits = %v, want %v", rec.waits, c.wantWaits)
+			}
+			switch {
+			case c.wantErr == 0 && (res.StatusCode() != 200 || res.JSON200 == nil || !bool(res.JSON200.Ok)):
+				t.Fatalf("HealthWithResponse = %d %s", res.StatusCode(), res.Body)
+			case c.wantErr != 0 && res.StatusCode() != c.wantErr:
+				t.Fatalf("status = %d, want %d", res.StatusCode(), c.wantErr)
 			}
 		})
 	}
