@@ -1,7 +1,11 @@
 // Package client is a Go client of the assetd HTTP API, written over its
 // OpenAPI contract (api/openapi.yaml): one typed method per operation,
-// errors that expose the status, the envelope's `_tag` and `details.code`
-// and the response's x-request-id, and the spec's retry rule.
+// whose response types are the types generated from the contract (package
+// assetdapi: Asset, Variant, Market, … typed all the way down), errors that
+// expose the status, the envelope's `_tag` and `details.code` and the
+// response's x-request-id, and the spec's retry rule. Client.API gives the
+// generated client itself (one method per operation, responses parsed by
+// status), behind the same key and retry rule.
 //
 // Retries: a 429 and a transient 5xx (500, 502, 503, 504) are retried at
 // most MaxRetries (4) times, attempt n (0-based) waiting 250 ms × 2^n plus
@@ -23,6 +27,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/assetd/assetd/client/assetdapi"
 )
 
 // Retry rule constants (the spec's reference client).
@@ -40,6 +46,7 @@ type Client struct {
 	http   *http.Client
 	sleep  func(ctx context.Context, d time.Duration) error
 	jitter func() time.Duration
+	api    *assetdapi.ClientWithResponses
 }
 
 // Option configures a Client.
@@ -74,7 +81,68 @@ func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
+	api, err := assetdapi.NewClientWithResponses(u.String(), assetdapi.WithHTTPClient(retryDoer{c}))
+	if err != nil {
+		return nil, fmt.Errorf("client: generated client: %w", err)
+	}
+	c.api = api
 	return c, nil
+}
+
+// API returns the client generated from the contract (package assetdapi):
+// one method per operation (GetAssetWithResponse, …) whose result holds
+// the typed body of each documented status (JSON200, JSON404, …). Its
+// requests carry c's API key and follow the same retry rule as c's methods
+// (429 and transient 5xx, MaxRetries, Backoff, Retry-After, the context
+// bounding the waits); the last answer is returned as the server sent it.
+func (c *Client) API() *assetdapi.ClientWithResponses { return c.api }
+
+// retryDoer is the generated client's HTTP doer: it adds the API key and
+// retries by the rule, replaying the request body (the generated client's
+// bodies are in memory, so GetBody is set).
+type retryDoer struct{ c *Client }
+
+func (d retryDoer) Do(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	for attempt := 0; ; attempt++ {
+		r := req.Clone(ctx)
+		if attempt > 0 && req.GetBody != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, fmt.Errorf("client: %s %s: replay body: %w", req.Method, req.URL.Path, err)
+			}
+			r.Body = body
+		}
+		if d.c.key != "" {
+			r.Header.Set("x-api-key", d.c.key)
+		}
+		if r.Header.Get("Accept") == "" {
+			r.Header.Set("Accept", "application/json")
+		}
+		resp, err := d.c.http.Do(r)
+		if err != nil {
+			return nil, fmt.Errorf("client: %s %s: %w", req.Method, req.URL.Path, err)
+		}
+		replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+		if !Retryable(resp.StatusCode) || attempt >= MaxRetries || !replayable {
+			return resp, nil
+		}
+		wait := Backoff(attempt, d.c.jitter(), retryAfter(resp.Header))
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		if werr := d.c.sleep(ctx, wait); werr != nil {
+			return nil, fmt.Errorf("client: %s %s: waiting to retry: %w (last answer: %d)", req.Method, req.URL.Path, werr, resp.StatusCode)
+		}
+	}
+}
+
+// retryAfter is a response's Retry-After in seconds (0 when absent or not
+// a positive integer).
+func retryAfter(h http.Header) time.Duration {
+	if s, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After"))); err == nil && s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return 0
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -207,10 +275,7 @@ func (c *Client) once(ctx context.Context, method, u string, payload []byte, out
 }
 
 func decodeError(resp *http.Response, raw []byte) *Error {
-	e := &Error{Status: resp.StatusCode, RequestID: resp.Header.Get("X-Request-Id")}
-	if s, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && s > 0 {
-		e.RetryAfter = time.Duration(s) * time.Second
-	}
+	e := &Error{Status: resp.StatusCode, RequestID: resp.Header.Get("X-Request-Id"), RetryAfter: retryAfter(resp.Header)}
 	var env struct {
 		Error struct {
 			Tag     string          `json:"_tag"`

@@ -3,12 +3,16 @@ package client
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/assetd/assetd/client/assetdapi"
 )
 
 // script answers the i-th request with the i-th reply (the last one
@@ -108,10 +112,32 @@ func TestRetryTimings(t *testing.T) {
 			}
 			var apiErr *Error
 			switch {
-			case c.wantErr == 0 && (err != nil || !h.OK):
+			case c.wantErr == 0 && (err != nil || !bool(h.Ok)):
 				t.Fatalf("Health = %+v, %v", h, err)
 			case c.wantErr != 0 && (!errors.As(err, &apiErr) || apiErr.Status != c.wantErr):
 				t.Fatalf("err = %v, want a %d *Error", err, c.wantErr)
+			}
+		})
+		// The generated client behind API() follows the same rule: same
+		// waits, same calls, and the last answer parsed by its status.
+		t.Run(c.name+" (generated client)", func(t *testing.T) {
+			srv, calls := scripted(t, c.replies...)
+			rec := &recorder{}
+			res, err := newTestClient(t, srv, rec, c.jitter).API().HealthWithResponse(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := calls.Load(); got != c.wantCalls {
+				t.Errorf("calls = %d, want %d", got, c.wantCalls)
+			}
+			if !slices.Equal(rec.waits, c.wantWaits) {
+				t.Errorf("waits = %v, want %v", rec.waits, c.wantWaits)
+			}
+			switch {
+			case c.wantErr == 0 && (res.StatusCode() != 200 || res.JSON200 == nil || !bool(res.JSON200.Ok)):
+				t.Fatalf("HealthWithResponse = %d %s", res.StatusCode(), res.Body)
+			case c.wantErr != 0 && res.StatusCode() != c.wantErr:
+				t.Fatalf("status = %d, want %d", res.StatusCode(), c.wantErr)
 			}
 		})
 	}
@@ -225,5 +251,45 @@ func TestParamsAndPaths(t *testing.T) {
 func TestNewRejectsBadBaseURL(t *testing.T) {
 	if _, err := New("not a url", "k"); err == nil {
 		t.Fatal("accepted a base URL without scheme and host")
+	}
+}
+
+// The generated client's retries replay the request body: a POST answered
+// 503 then 200 arrives twice with the same body, and the typed 200 is
+// parsed.
+func TestGeneratedClientReplaysBody(t *testing.T) {
+	var bodies []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		n := len(bodies)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if n == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte(down))
+			return
+		}
+		// A synthetic row (not a real market).
+		w.Write([]byte(`[{"address":"So11111111111111111111111111111111111111112","status":"no_market","hasMarket":false,"assetId":null,"symbol":null,"name":null,"decimals":null,"logoURI":null,"market":null,"advisory":null}]`))
+	}))
+	t.Cleanup(srv.Close)
+	rec := &recorder{}
+	mints := []string{"So11111111111111111111111111111111111111112"}
+	res, err := newTestClient(t, srv, rec, 0).API().MarketSnapshotsWithResponse(context.Background(), assetdapi.MarketSnapshotsJSONRequestBody{Mints: &mints})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode() != 200 || res.JSON200 == nil || len(*res.JSON200) != 1 {
+		t.Fatalf("MarketSnapshotsWithResponse = %d %s", res.StatusCode(), res.Body)
+	}
+	want := `{"mints":["So11111111111111111111111111111111111111112"]}`
+	if len(bodies) != 2 || bodies[0] != want || bodies[1] != want {
+		t.Fatalf("bodies = %q, want twice %s", bodies, want)
+	}
+	if !slices.Equal(rec.waits, ms(250)) {
+		t.Errorf("waits = %v, want [250ms]", rec.waits)
 	}
 }

@@ -1,35 +1,51 @@
 // One typed method per operation of api/openapi.yaml (drafted from the
-// contract by a one-off script, then kept by hand). Top-level members are
-// typed; nested objects stay json.RawMessage for the caller to decode.
+// contract by a one-off script, then kept by hand). The response types are
+// aliases of the types generated from the contract's component schemas
+// (package assetdapi, go generate), typed all the way down.
 
 package client
 
 import (
 	"context"
-	"encoding/json"
 	"net/url"
+
+	"github.com/assetd/assetd/client/assetdapi"
 )
 
-// OpenapiResponse is the body of GET /openapi.json.
+// The spec's resources, generated from the contract's component schemas.
+type (
+	Asset             = assetdapi.Asset
+	Variant           = assetdapi.Variant
+	Market            = assetdapi.Market
+	Stats             = assetdapi.Stats
+	ExecutionQuality  = assetdapi.ExecutionQuality
+	Advisory          = assetdapi.Advisory
+	CanonicalMarket   = assetdapi.CanonicalMarket
+	TrendingRow       = assetdapi.TrendingRow
+	ListSummary       = assetdapi.ListSummary
+	ListMember        = assetdapi.ListMember
+	V2ListToken       = assetdapi.V2ListToken
+	SearchTokenResult = assetdapi.SearchTokenResult
+	NewsItem          = assetdapi.NewsItem
+	Candle            = assetdapi.Candle
+	Pool              = assetdapi.Pool
+	Verdict           = assetdapi.Verdict
+)
+
+// OpenapiResponse is the body of GET /openapi.json (the contract itself;
+// its sections are left as generic JSON).
 type OpenapiResponse struct {
-	Openapi json.RawMessage `json:"openapi"`
+	Openapi    string         `json:"openapi"`
+	Info       map[string]any `json:"info"`
+	Paths      map[string]any `json:"paths"`
+	Components map[string]any `json:"components"`
 }
 
 // ReadinessResponse is the body of GET /readyz.
-type ReadinessResponse struct {
-	Markets  json.RawMessage `json:"markets,omitempty"`
-	Ready    bool            `json:"ready"`
-	Registry json.RawMessage `json:"registry,omitempty"`
-	Store    json.RawMessage `json:"store,omitempty"`
-}
+type ReadinessResponse = assetdapi.Readiness
 
 // CuratedAssetsResponse is the body of GET /v1/assets/curated.
-type CuratedAssetsResponse struct {
-	Assets                 json.RawMessage `json:"assets"`
-	ListID                 string          `json:"listId"`
-	Pagination             json.RawMessage `json:"pagination,omitempty"`
-	PrimaryVariantStrategy string          `json:"primaryVariantStrategy"`
-}
+type CuratedAssetsResponse = assetdapi.CuratedAssetsPage
 
 // CuratedAssetsParams are the query parameters of GET /v1/assets/curated (zero values are left out).
 type CuratedAssetsParams struct {
@@ -58,7 +74,7 @@ func (p *CuratedAssetsParams) values() url.Values {
 }
 
 // MarketSnapshotsResponse is the body of POST /v1/assets/market-snapshots.
-type MarketSnapshotsResponse []json.RawMessage
+type MarketSnapshotsResponse = []assetdapi.MarketSnapshot
 
 // MarketSnapshotsRequest is the body of POST /v1/assets/market-snapshots.
 type MarketSnapshotsRequest struct {
@@ -67,13 +83,7 @@ type MarketSnapshotsRequest struct {
 }
 
 // ResolveAssetResponse is the body of GET /v1/assets/resolve.
-type ResolveAssetResponse struct {
-	Asset      json.RawMessage `json:"asset"`
-	AssetID    string          `json:"assetId"`
-	Mint       *string         `json:"mint"`
-	ResolvedBy string          `json:"resolvedBy"`
-	Variant    json.RawMessage `json:"variant"`
-}
+type ResolveAssetResponse = assetdapi.ResolveResult
 
 // ResolveAssetParams are the query parameters of GET /v1/assets/resolve (zero values are left out).
 type ResolveAssetParams struct {
@@ -92,16 +102,7 @@ func (p *ResolveAssetParams) values() url.Values {
 }
 
 // MintRiskSummaryResponse is the body of GET /v1/assets/risk-summary.
-type MintRiskSummaryResponse struct {
-	Caps                   json.RawMessage `json:"caps"`
-	Grade                  string          `json:"grade"`
-	HasInsufficientData    bool            `json:"hasInsufficientData"`
-	InsufficientDataReason *string         `json:"insufficientDataReason,omitempty"`
-	IsTrustedLaunch        bool            `json:"isTrustedLaunch"`
-	Label                  string          `json:"label"`
-	Score                  float64         `json:"score"`
-	Tone                   string          `json:"tone"`
-}
+type MintRiskSummaryResponse = assetdapi.RiskSummary
 
 // MintRiskSummaryParams are the query parameters of GET /v1/assets/risk-summary (zero values are left out).
 type MintRiskSummaryParams struct {
@@ -120,12 +121,7 @@ func (p *MintRiskSummaryParams) values() url.Values {
 }
 
 // SearchAssetsResponse is the body of GET /v1/assets/search.
-type SearchAssetsResponse struct {
-	Category               *string         `json:"category"`
-	PrimaryVariantStrategy string          `json:"primaryVariantStrategy"`
-	Query                  string          `json:"query"`
-	Results                json.RawMessage `json:"results"`
-}
+type SearchAssetsResponse = assetdapi.SearchAssetsResult
 
 // SearchAssetsParams are the query parameters of GET /v1/assets/search (zero values are left out).
 type SearchAssetsParams struct {
@@ -150,10 +146,7 @@ func (p *SearchAssetsParams) values() url.Values {
 }
 
 // TrendingAssetsResponse is the body of GET /v1/assets/trending.
-type TrendingAssetsResponse struct {
-	Meta     json.RawMessage `json:"meta"`
-	Trending json.RawMessage `json:"trending"`
-}
+type TrendingAssetsResponse = assetdapi.TrendingResult
 
 // TrendingAssetsParams are the query parameters of GET /v1/assets/trending (zero values are left out).
 type TrendingAssetsParams struct {
@@ -174,9 +167,7 @@ func (p *TrendingAssetsParams) values() url.Values {
 }
 
 // VariantMarketsResponse is the body of GET /v1/assets/variant-markets.
-type VariantMarketsResponse struct {
-	Variants json.RawMessage `json:"variants"`
-}
+type VariantMarketsResponse = assetdapi.VariantMarketsResult
 
 // VariantMarketsParams are the query parameters of GET /v1/assets/variant-markets (zero values are left out).
 type VariantMarketsParams struct {
@@ -195,11 +186,7 @@ func (p *VariantMarketsParams) values() url.Values {
 }
 
 // GetAssetResponse is the body of GET /v1/assets/{assetId}.
-type GetAssetResponse struct {
-	Asset      json.RawMessage `json:"asset"`
-	Includes   json.RawMessage `json:"includes,omitempty"`
-	Resolution json.RawMessage `json:"resolution,omitempty"`
-}
+type GetAssetResponse = assetdapi.AssetDetail
 
 // GetAssetParams are the query parameters of GET /v1/assets/{assetId} (zero values are left out).
 type GetAssetParams struct {
@@ -232,23 +219,10 @@ func (p *GetAssetParams) values() url.Values {
 }
 
 // AssetDescriptionResponse is the body of GET /v1/assets/{assetId}/description.
-type AssetDescriptionResponse struct {
-	AssetID     string          `json:"assetId"`
-	Description json.RawMessage `json:"description"`
-	Mint        string          `json:"mint"`
-}
+type AssetDescriptionResponse = assetdapi.AssetDescriptionResult
 
 // AssetMarketsResponse is the body of GET /v1/assets/{assetId}/markets.
-type AssetMarketsResponse struct {
-	AssetID                string          `json:"assetId"`
-	LastUpdatedAt          *int64          `json:"lastUpdatedAt"`
-	Limit                  int64           `json:"limit"`
-	Markets                json.RawMessage `json:"markets"`
-	Mint                   string          `json:"mint"`
-	Offset                 int64           `json:"offset"`
-	ProtocolTokensByMarket json.RawMessage `json:"protocolTokensByMarket"`
-	Total                  int64           `json:"total"`
-}
+type AssetMarketsResponse = assetdapi.MarketsPage
 
 // AssetMarketsParams are the query parameters of GET /v1/assets/{assetId}/markets (zero values are left out).
 type AssetMarketsParams struct {
@@ -269,15 +243,7 @@ func (p *AssetMarketsParams) values() url.Values {
 }
 
 // AssetOHLCVResponse is the body of GET /v1/assets/{assetId}/ohlcv.
-type AssetOHLCVResponse struct {
-	AssetID  string          `json:"assetId"`
-	Candles  json.RawMessage `json:"candles"`
-	From     int64           `json:"from"`
-	Interval string          `json:"interval"`
-	Mint     string          `json:"mint"`
-	Source   string          `json:"source"`
-	To       int64           `json:"to"`
-}
+type AssetOHLCVResponse = assetdapi.OHLCVSeries
 
 // AssetOHLCVParams are the query parameters of GET /v1/assets/{assetId}/ohlcv (zero values are left out).
 type AssetOHLCVParams struct {
@@ -302,16 +268,7 @@ func (p *AssetOHLCVParams) values() url.Values {
 }
 
 // AssetPriceChartResponse is the body of GET /v1/assets/{assetId}/price-chart.
-type AssetPriceChartResponse struct {
-	AssetID  string          `json:"assetId"`
-	Candles  json.RawMessage `json:"candles"`
-	CoinID   *string         `json:"coinId,omitempty"`
-	From     int64           `json:"from"`
-	Interval string          `json:"interval"`
-	Source   string          `json:"source"`
-	Symbol   *string         `json:"symbol,omitempty"`
-	To       int64           `json:"to"`
-}
+type AssetPriceChartResponse = assetdapi.PriceChart
 
 // AssetPriceChartParams are the query parameters of GET /v1/assets/{assetId}/price-chart (zero values are left out).
 type AssetPriceChartParams struct {
@@ -336,19 +293,10 @@ func (p *AssetPriceChartParams) values() url.Values {
 }
 
 // AssetProfileResponse is the body of GET /v1/assets/{assetId}/profile.
-type AssetProfileResponse struct {
-	AssetID string          `json:"assetId"`
-	CoinID  *string         `json:"coinId"`
-	Profile json.RawMessage `json:"profile"`
-}
+type AssetProfileResponse = assetdapi.AssetProfileResult
 
 // AssetRiskDetailsResponse is the body of GET /v1/assets/{assetId}/risk-details.
-type AssetRiskDetailsResponse struct {
-	AssetID       string          `json:"assetId"`
-	LastUpdatedAt *int64          `json:"lastUpdatedAt"`
-	Mint          string          `json:"mint"`
-	Risk          json.RawMessage `json:"risk"`
-}
+type AssetRiskDetailsResponse = assetdapi.AssetRiskDetailsResult
 
 // AssetRiskDetailsParams are the query parameters of GET /v1/assets/{assetId}/risk-details (zero values are left out).
 type AssetRiskDetailsParams struct {
@@ -365,12 +313,7 @@ func (p *AssetRiskDetailsParams) values() url.Values {
 }
 
 // AssetRiskSummaryResponse is the body of GET /v1/assets/{assetId}/risk-summary.
-type AssetRiskSummaryResponse struct {
-	AssetID       string          `json:"assetId"`
-	LastUpdatedAt *int64          `json:"lastUpdatedAt"`
-	Mint          string          `json:"mint"`
-	Risk          json.RawMessage `json:"risk"`
-}
+type AssetRiskSummaryResponse = assetdapi.AssetRiskSummaryResult
 
 // AssetRiskSummaryParams are the query parameters of GET /v1/assets/{assetId}/risk-summary (zero values are left out).
 type AssetRiskSummaryParams struct {
@@ -387,11 +330,7 @@ func (p *AssetRiskSummaryParams) values() url.Values {
 }
 
 // AssetTickersResponse is the body of GET /v1/assets/{assetId}/tickers.
-type AssetTickersResponse struct {
-	AssetID string          `json:"assetId"`
-	CoinID  *string         `json:"coinId"`
-	Tickers json.RawMessage `json:"tickers"`
-}
+type AssetTickersResponse = assetdapi.AssetTickersResult
 
 // AssetTickersParams are the query parameters of GET /v1/assets/{assetId}/tickers (zero values are left out).
 type AssetTickersParams struct {
@@ -412,14 +351,7 @@ func (p *AssetTickersParams) values() url.Values {
 }
 
 // VariantMarketResponse is the body of GET /v1/assets/{assetId}/variant-market.
-type VariantMarketResponse struct {
-	Advisory         json.RawMessage `json:"advisory"`
-	AssetID          string          `json:"assetId"`
-	ExecutionQuality json.RawMessage `json:"executionQuality"`
-	LastUpdatedAt    *int64          `json:"lastUpdatedAt"`
-	Market           json.RawMessage `json:"market"`
-	Mint             string          `json:"mint"`
-}
+type VariantMarketResponse = assetdapi.VariantMarketResult
 
 // VariantMarketParams are the query parameters of GET /v1/assets/{assetId}/variant-market (zero values are left out).
 type VariantMarketParams struct {
@@ -436,14 +368,7 @@ func (p *VariantMarketParams) values() url.Values {
 }
 
 // VariantTopMarketsResponse is the body of GET /v1/assets/{assetId}/variant-top-markets.
-type VariantTopMarketsResponse struct {
-	AssetID       string          `json:"assetId"`
-	LastUpdatedAt *int64          `json:"lastUpdatedAt"`
-	Limit         int64           `json:"limit"`
-	Offset        int64           `json:"offset"`
-	Total         int64           `json:"total"`
-	Variants      json.RawMessage `json:"variants"`
-}
+type VariantTopMarketsResponse = assetdapi.VariantTopMarketsPage
 
 // VariantTopMarketsParams are the query parameters of GET /v1/assets/{assetId}/variant-top-markets (zero values are left out).
 type VariantTopMarketsParams struct {
@@ -464,11 +389,7 @@ func (p *VariantTopMarketsParams) values() url.Values {
 }
 
 // AssetVariantsResponse is the body of GET /v1/assets/{assetId}/variants.
-type AssetVariantsResponse struct {
-	AssetID  string          `json:"assetId"`
-	SortBy   string          `json:"sortBy"`
-	Variants json.RawMessage `json:"variants"`
-}
+type AssetVariantsResponse = assetdapi.AssetVariantsResult
 
 // AssetVariantsParams are the query parameters of GET /v1/assets/{assetId}/variants (zero values are left out).
 type AssetVariantsParams struct {
@@ -497,79 +418,19 @@ func (p *AssetVariantsParams) values() url.Values {
 }
 
 // HealthResponse is the body of GET /v1/health.
-type HealthResponse struct {
-	OK        bool  `json:"ok"`
-	Simulated *bool `json:"simulated,omitempty"`
-	// Version is the server's build version (`assetd version`).
-	Version string `json:"version"`
-}
+type HealthResponse = assetdapi.Health
 
 // RootResponse is the JSON body of GET /: where to start.
-type RootResponse struct {
-	Service   string            `json:"service"`
-	Version   string            `json:"version"`
-	Simulated *bool             `json:"simulated,omitempty"`
-	Links     map[string]string `json:"links"`
-	Docs      string            `json:"docs"`
-}
-
-// TradeSourceGap is an open gap of the chain trade source.
-type TradeSourceGap struct {
-	FromSlot  int64  `json:"fromSlot"`
-	ToSlot    int64  `json:"toSlot"`
-	Attempts  int    `json:"attempts"`
-	LastError string `json:"lastError,omitempty"`
-}
-
-// TradeSourceProgram counts one DEX program's legs and trades.
-type TradeSourceProgram struct {
-	Program  string `json:"program"`
-	Venue    string `json:"venue,omitempty"`
-	Decoded  int64  `json:"decoded"`
-	Stable   int64  `json:"stable"`
-	Unparsed int64  `json:"unparsed"`
-}
+type RootResponse = assetdapi.ServiceIndex
 
 // TradeSourceResponse is the body of GET /v1/internal/trades/source.
-type TradeSourceResponse struct {
-	Source                string           `json:"source"`
-	State                 string           `json:"state"`
-	HeadSlot              int64            `json:"headSlot"`
-	ContiguousThroughSlot int64            `json:"contiguousThroughSlot"`
-	LagSlots              int64            `json:"lagSlots"`
-	LagSeconds            float64          `json:"lagSeconds"`
-	LastError             string           `json:"lastError,omitempty"`
-	Gaps                  []TradeSourceGap `json:"gaps"`
-	Blocks                struct {
-		Fetched, Skipped, Failed int64
-	} `json:"blocks"`
-	Transactions struct {
-		Seen     int64 `json:"seen"`
-		Failed   int64 `json:"failed"`
-		WithLegs int64 `json:"withLegs"`
-	} `json:"transactions"`
-	Programs []TradeSourceProgram `json:"programs"`
-	Trades   struct {
-		Emitted    int64            `json:"emitted"`
-		Duplicates int64            `json:"duplicates"`
-		Rejected   map[string]int64 `json:"rejected"`
-	} `json:"trades"`
-}
+type TradeSourceResponse = assetdapi.TradeSourceStatus
 
 // IngestTradesResponse is the body of POST /v1/internal/trades.
-type IngestTradesResponse struct {
-	Accepted   int64           `json:"accepted"`
-	Duplicates int64           `json:"duplicates"`
-	Errors     json.RawMessage `json:"errors,omitempty"`
-	Reasons    json.RawMessage `json:"reasons"`
-	Rejected   int64           `json:"rejected"`
-}
+type IngestTradesResponse = assetdapi.IngestTradesResult
 
 // NewsFeedResponse is the body of GET /v1/news/feed.
-type NewsFeedResponse struct {
-	Items json.RawMessage `json:"items"`
-	Meta  json.RawMessage `json:"meta"`
-}
+type NewsFeedResponse = assetdapi.NewsFeed
 
 // NewsFeedParams are the query parameters of GET /v1/news/feed (zero values are left out).
 type NewsFeedParams struct {
@@ -602,21 +463,10 @@ func (p *NewsFeedParams) values() url.Values {
 }
 
 // WhoamiResponse is the body of GET /v1/whoami.
-type WhoamiResponse struct {
-	PrimaryEmail string `json:"primaryEmail"`
-	SessionID    string `json:"sessionId"`
-	UserID       string `json:"userId"`
-}
+type WhoamiResponse = assetdapi.Whoami
 
 // ExecutionEvaluateResponse is the body of GET /v2/execution/evaluate.
-type ExecutionEvaluateResponse struct {
-	Meta      json.RawMessage `json:"meta"`
-	Mint      string          `json:"mint"`
-	Providers []string        `json:"providers"`
-	Quotes    json.RawMessage `json:"quotes"`
-	Side      string          `json:"side"`
-	Token     json.RawMessage `json:"token"`
-}
+type ExecutionEvaluateResponse = assetdapi.ExecutionEvaluation
 
 // ExecutionEvaluateParams are the query parameters of GET /v2/execution/evaluate (zero values are left out).
 type ExecutionEvaluateParams struct {
@@ -641,14 +491,7 @@ func (p *ExecutionEvaluateParams) values() url.Values {
 }
 
 // ExecutionLinksResponse is the body of GET /v2/execution/links.
-type ExecutionLinksResponse struct {
-	Asset    json.RawMessage `json:"asset"`
-	BuyMint  string          `json:"buyMint"`
-	Links    json.RawMessage `json:"links"`
-	Meta     json.RawMessage `json:"meta"`
-	Primary  *string         `json:"primary"`
-	SellMint *string         `json:"sellMint"`
-}
+type ExecutionLinksResponse = assetdapi.ExecutionLinks
 
 // ExecutionLinksParams are the query parameters of GET /v2/execution/links (zero values are left out).
 type ExecutionLinksParams struct {
@@ -675,15 +518,7 @@ func (p *ExecutionLinksParams) values() url.Values {
 }
 
 // ExecutionRouteResponse is the body of GET /v2/execution/route.
-type ExecutionRouteResponse struct {
-	Allocation       json.RawMessage `json:"allocation"`
-	AllocationStatus string          `json:"allocationStatus"`
-	AssetID          string          `json:"assetId"`
-	Excluded         json.RawMessage `json:"excluded"`
-	Meta             json.RawMessage `json:"meta"`
-	Providers        []string        `json:"providers"`
-	Variants         json.RawMessage `json:"variants"`
-}
+type ExecutionRouteResponse = assetdapi.ExecutionRoutePlan
 
 // ExecutionRouteParams are the query parameters of GET /v2/execution/route (zero values are left out).
 type ExecutionRouteParams struct {
@@ -710,10 +545,7 @@ func (p *ExecutionRouteParams) values() url.Values {
 }
 
 // ListListsResponse is the body of GET /v2/lists.
-type ListListsResponse struct {
-	Lists json.RawMessage `json:"lists"`
-	Total int64           `json:"total"`
-}
+type ListListsResponse = assetdapi.ListsPage
 
 // ListListsParams are the query parameters of GET /v2/lists (zero values are left out).
 type ListListsParams struct {
@@ -732,16 +564,7 @@ func (p *ListListsParams) values() url.Values {
 }
 
 // CreateListResponse is the body of POST /v2/lists.
-type CreateListResponse struct {
-	Curated     bool            `json:"curated"`
-	Description json.RawMessage `json:"description"`
-	Name        string          `json:"name"`
-	Owner       json.RawMessage `json:"owner"`
-	Slug        string          `json:"slug"`
-	Status      string          `json:"status"`
-	TokenCount  int64           `json:"tokenCount"`
-	UpdatedAt   *int64          `json:"updatedAt"`
-}
+type CreateListResponse = assetdapi.ListSummary
 
 // CreateListRequest is the body of POST /v2/lists.
 type CreateListRequest struct {
@@ -751,19 +574,7 @@ type CreateListRequest struct {
 }
 
 // SearchTokensResponse is the body of GET /v2/lists/search-tokens.
-type SearchTokensResponse struct {
-	Candidates      int64           `json:"candidates"`
-	Interpretation  json.RawMessage `json:"interpretation"`
-	LatencyMs       *float64        `json:"latencyMs,omitempty"`
-	Policy          string          `json:"policy"`
-	PolicyVersion   string          `json:"policyVersion"`
-	Query           string          `json:"query"`
-	Results         json.RawMessage `json:"results"`
-	ScoringVersion  string          `json:"scoringVersion"`
-	Sources         json.RawMessage `json:"sources"`
-	Suppressed      json.RawMessage `json:"suppressed"`
-	SuppressedTotal int64           `json:"suppressedTotal"`
-}
+type SearchTokensResponse = assetdapi.SearchTokensResult
 
 // SearchTokensParams are the query parameters of GET /v2/lists/search-tokens (zero values are left out).
 type SearchTokensParams struct {
@@ -784,12 +595,7 @@ func (p *SearchTokensParams) values() url.Values {
 }
 
 // ComposeListsResponse is the body of GET /v2/lists/tokens.
-type ComposeListsResponse struct {
-	Lists    json.RawMessage `json:"lists"`
-	NotFound []string        `json:"notFound"`
-	Tokens   json.RawMessage `json:"tokens"`
-	Total    int64           `json:"total"`
-}
+type ComposeListsResponse = assetdapi.ComposedLists
 
 // ComposeListsParams are the query parameters of GET /v2/lists/tokens (zero values are left out).
 type ComposeListsParams struct {
@@ -810,23 +616,10 @@ func (p *ComposeListsParams) values() url.Values {
 }
 
 // DeleteListResponse is the body of DELETE /v2/lists/{slug}.
-type DeleteListResponse struct {
-	Deleted bool   `json:"deleted"`
-	Slug    string `json:"slug"`
-}
+type DeleteListResponse = assetdapi.DeletedList
 
 // GetListResponse is the body of GET /v2/lists/{slug}.
-type GetListResponse struct {
-	Curated     bool            `json:"curated"`
-	Description *string         `json:"description"`
-	Name        string          `json:"name"`
-	Owner       json.RawMessage `json:"owner"`
-	Slug        string          `json:"slug"`
-	Status      *string         `json:"status,omitempty"`
-	TokenCount  int64           `json:"tokenCount"`
-	Tokens      json.RawMessage `json:"tokens"`
-	UpdatedAt   *int64          `json:"updatedAt"`
-}
+type GetListResponse = assetdapi.ListDetail
 
 // GetListParams are the query parameters of GET /v2/lists/{slug} (zero values are left out).
 type GetListParams struct {
@@ -845,16 +638,7 @@ func (p *GetListParams) values() url.Values {
 }
 
 // UpdateListResponse is the body of PATCH /v2/lists/{slug}.
-type UpdateListResponse struct {
-	Curated     bool            `json:"curated"`
-	Description json.RawMessage `json:"description"`
-	Name        string          `json:"name"`
-	Owner       json.RawMessage `json:"owner"`
-	Slug        string          `json:"slug"`
-	Status      string          `json:"status"`
-	TokenCount  int64           `json:"tokenCount"`
-	UpdatedAt   *int64          `json:"updatedAt"`
-}
+type UpdateListResponse = assetdapi.ListSummary
 
 // UpdateListRequest is the body of PATCH /v2/lists/{slug}.
 type UpdateListRequest struct {
@@ -864,10 +648,7 @@ type UpdateListRequest struct {
 }
 
 // AddMembersResponse is the body of POST /v2/lists/{slug}/members.
-type AddMembersResponse struct {
-	Added  json.RawMessage `json:"added"`
-	Failed json.RawMessage `json:"failed"`
-}
+type AddMembersResponse = assetdapi.AddMembersResult
 
 // AddMembersRequest is the body of POST /v2/lists/{slug}/members.
 type AddMembersRequest struct {
@@ -875,25 +656,10 @@ type AddMembersRequest struct {
 }
 
 // DeleteMemberResponse is the body of DELETE /v2/lists/{slug}/members/{mint}.
-type DeleteMemberResponse struct {
-	Deleted bool   `json:"deleted"`
-	Mint    string `json:"mint"`
-	Slug    string `json:"slug"`
-}
+type DeleteMemberResponse = assetdapi.DeletedMember
 
 // PutMemberResponse is the body of PUT /v2/lists/{slug}/members/{mint}.
-type PutMemberResponse struct {
-	AddedAt  int64           `json:"addedAt"`
-	Advisory json.RawMessage `json:"advisory"`
-	Decimals *int64          `json:"decimals"`
-	LogoURI  *string         `json:"logoURI"`
-	Mint     string          `json:"mint"`
-	Name     *string         `json:"name"`
-	Note     *string         `json:"note,omitempty"`
-	Rank     int64           `json:"rank"`
-	Symbol   *string         `json:"symbol"`
-	Verified bool            `json:"verified"`
-}
+type PutMemberResponse = assetdapi.ListMember
 
 // PutMemberRequest is the body of PUT /v2/lists/{slug}/members/{mint}.
 type PutMemberRequest struct {
@@ -1102,32 +868,12 @@ func (c *Client) PutMember(ctx context.Context, slug string, mint string, body P
 	return call[PutMemberResponse](ctx, c, "PUT", "/v2/lists/"+url.PathEscape(slug)+"/members/"+url.PathEscape(mint), nil, body)
 }
 
-// TokenListVersion is the semantic version of a token list.
-type TokenListVersion struct {
-	Major int64 `json:"major"`
-	Minor int64 `json:"minor"`
-	Patch int64 `json:"patch"`
-}
-
 // TokenListToken is one token of a token list (chainId 101 is Solana).
-type TokenListToken struct {
-	ChainID  int64    `json:"chainId"`
-	Address  string   `json:"address"`
-	Symbol   string   `json:"symbol"`
-	Name     string   `json:"name"`
-	Decimals int64    `json:"decimals"`
-	LogoURI  string   `json:"logoURI,omitempty"`
-	Tags     []string `json:"tags,omitempty"`
-}
+type TokenListToken = assetdapi.TokenListToken
 
 // TokenListResponse is the body of GET /v2/lists/{slug}/tokenlist.json:
 // the list in the tokenlists.org schema.
-type TokenListResponse struct {
-	Name      string           `json:"name"`
-	Timestamp string           `json:"timestamp"`
-	Version   TokenListVersion `json:"version"`
-	Tokens    []TokenListToken `json:"tokens"`
-}
+type TokenListResponse = assetdapi.TokenList
 
 // GetTokenList calls GET /v2/lists/{slug}/tokenlist.json: a list in the
 // tokenlists.org schema (same visibility as GetList).
@@ -1137,16 +883,7 @@ func (c *Client) GetTokenList(ctx context.Context, slug string) (*TokenListRespo
 
 // PriceAt is one answer of price-at and price-history (docs/prices.md):
 // Price, At, Interval and Source are nil unless Status is "ok".
-type PriceAt struct {
-	AssetID  string   `json:"assetId"`
-	Mint     string   `json:"mint"`
-	TS       int64    `json:"ts"`
-	Price    *float64 `json:"price"`
-	At       *int64   `json:"at"`
-	Interval *string  `json:"interval"`
-	Source   *string  `json:"source"`
-	Status   string   `json:"status"` // ok, no_data, out_of_range, unknown_mint
-}
+type PriceAt = assetdapi.PriceAt
 
 // AssetPriceAtParams are the query parameters of GET /v1/assets/{assetId}/price-at (zero values are left out).
 type AssetPriceAtParams struct {
@@ -1187,9 +924,7 @@ type PriceHistoryRequest struct {
 
 // PriceHistoryResponse is the body of POST /v1/assets/price-history: one
 // row per (mint, ts), in request order.
-type PriceHistoryResponse struct {
-	Prices []PriceAt `json:"prices"`
-}
+type PriceHistoryResponse = assetdapi.PriceHistoryResult
 
 // PriceHistory calls POST /v1/assets/price-history: prices of up to 100 mints at up to 100 times each.
 func (c *Client) PriceHistory(ctx context.Context, body PriceHistoryRequest) (*PriceHistoryResponse, error) {
@@ -1202,9 +937,7 @@ type AssetVerdictsRequest struct {
 }
 
 // AssetVerdictsResponse is the body of POST /v1/assets/verdicts.
-type AssetVerdictsResponse struct {
-	Verdicts []json.RawMessage `json:"verdicts"`
-}
+type AssetVerdictsResponse = assetdapi.VerdictsResult
 
 // AssetVerdicts calls POST /v1/assets/verdicts: pre-trade verdicts of up to 100 mints.
 func (c *Client) AssetVerdicts(ctx context.Context, body AssetVerdictsRequest) (*AssetVerdictsResponse, error) {
@@ -1212,11 +945,7 @@ func (c *Client) AssetVerdicts(ctx context.Context, body AssetVerdictsRequest) (
 }
 
 // AssetChangesResponse is the body of GET /v1/assets/{assetId}/changes.
-type AssetChangesResponse struct {
-	AssetID    string            `json:"assetId"`
-	Changes    []json.RawMessage `json:"changes"`
-	NextBefore *int64            `json:"nextBefore"`
-}
+type AssetChangesResponse = assetdapi.AssetChangesPage
 
 // AssetChangesParams are the query parameters of GET /v1/assets/{assetId}/changes (zero values are left out).
 type AssetChangesParams struct {
@@ -1244,10 +973,7 @@ func (c *Client) AssetChanges(ctx context.Context, assetId string, p *AssetChang
 }
 
 // AdvisoryFeedResponse is the body of GET /v1/advisories.
-type AdvisoryFeedResponse struct {
-	Events     json.RawMessage `json:"events"`
-	NextCursor string          `json:"nextCursor"`
-}
+type AdvisoryFeedResponse = assetdapi.AdvisoryFeedPage
 
 // AdvisoryFeedParams are the query parameters of GET /v1/advisories (zero values are left out).
 type AdvisoryFeedParams struct {
@@ -1271,9 +997,7 @@ func (c *Client) AdvisoryFeed(ctx context.Context, p *AdvisoryFeedParams) (*Advi
 }
 
 // CurrentAdvisoriesResponse is the body of GET /v1/advisories/current.
-type CurrentAdvisoriesResponse struct {
-	Advisories json.RawMessage `json:"advisories"`
-}
+type CurrentAdvisoriesResponse = assetdapi.CurrentAdvisories
 
 // CurrentAdvisories calls GET /v1/advisories/current: every active advisory (docs/advisories.md).
 func (c *Client) CurrentAdvisories(ctx context.Context) (*CurrentAdvisoriesResponse, error) {
@@ -1290,10 +1014,7 @@ type FileAdvisoryReportRequest struct {
 }
 
 // FileAdvisoryReportResponse is the body of a filed report.
-type FileAdvisoryReportResponse struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
-}
+type FileAdvisoryReportResponse = assetdapi.AdvisoryReportReceipt
 
 // FileAdvisoryReport calls POST /v1/advisories/reports: report a suspicious mint for operator review (docs/advisories.md).
 func (c *Client) FileAdvisoryReport(ctx context.Context, body *FileAdvisoryReportRequest) (*FileAdvisoryReportResponse, error) {
@@ -1301,19 +1022,7 @@ func (c *Client) FileAdvisoryReport(ctx context.Context, body *FileAdvisoryRepor
 }
 
 // AdvisoryReportResponse is the body of GET /v1/advisories/reports/{id}.
-type AdvisoryReportResponse struct {
-	ID             string  `json:"id"`
-	Mint           string  `json:"mint"`
-	Kind           string  `json:"kind"`
-	ClaimedAsset   *string `json:"claimedAsset"`
-	EvidenceURL    *string `json:"evidenceUrl"`
-	Note           *string `json:"note"`
-	Status         string  `json:"status"`
-	Resolution     *string `json:"resolution"`
-	ResolutionNote *string `json:"resolutionNote"`
-	CreatedAt      int64   `json:"createdAt"`
-	ResolvedAt     *int64  `json:"resolvedAt"`
-}
+type AdvisoryReportResponse = assetdapi.AdvisoryReport
 
 // GetAdvisoryReport calls GET /v1/advisories/reports/{id}: a report's status and resolution, to the project that filed it.
 func (c *Client) GetAdvisoryReport(ctx context.Context, id string) (*AdvisoryReportResponse, error) {

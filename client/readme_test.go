@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,7 +16,7 @@ import (
 // readme: the Go example of README.md ("Contract and Go client"), kept
 // byte-identical by TestREADMEExampleIsThisCode.
 
-// searchSol prints how many assets match "sol" (baseURL: e.g. http://localhost:8080).
+// searchSol prints the assets matching "sol" and their primary variant's price (baseURL: e.g. http://localhost:8080).
 func searchSol(ctx context.Context, baseURL string) error {
 	c, err := client.New(baseURL, os.Getenv("ASSETD_KEY"))
 	if err != nil {
@@ -32,12 +31,15 @@ func searchSol(ctx context.Context, baseURL string) error {
 	case err != nil:
 		return err
 	}
-	// Top-level members are typed; nested rows stay json.RawMessage: decode what you need.
-	var rows []map[string]any
-	if err := json.Unmarshal(res.Results, &rows); err != nil {
-		return err
+	// Every member is typed (generated from the contract); nullable ones are pointers.
+	fmt.Println(len(res.Results), "results for", res.Query)
+	for _, a := range res.Results {
+		price := "no market"
+		if v := a.PrimaryVariant; v != nil && v.Market != nil && v.Market.Price != nil {
+			price = fmt.Sprintf("$%.2f", *v.Market.Price)
+		}
+		fmt.Println(a.AssetId, price)
 	}
-	fmt.Println(len(rows), "results for", res.Query)
 	return nil
 }
 
@@ -54,7 +56,10 @@ func searchServer(refuse bool) *httptest.Server {
 			fmt.Fprint(w, `{"error":{"_tag":"BadRequestError","message":"bad limit","details":{"code":"invalid_param"}}}`)
 			return
 		}
-		fmt.Fprintf(w, `{"query":%q,"category":null,"primaryVariantStrategy":"liquidity","results":[{"assetId":"sol"},{"assetId":"jitosol"}]}`, r.URL.Query().Get("q"))
+		// Synthetic rows (not real prices): one priced primary variant, one without a market.
+		fmt.Fprintf(w, `{"query":%q,"category":null,"primaryVariantStrategy":"liquidity","results":[`+
+			`{"assetId":"sol","category":"crypto","imageUrl":null,"stats":null,"primaryVariant":{"variantId":"sol:native","mint":"So11111111111111111111111111111111111111112","kind":"native","liquidityTier":"tier1","trustTier":"tier1","tags":[],"market":{"price":1.25,"liquidity":null,"volume24hUSD":null,"marketCap":null,"priceChange24hPercent":null,"priceChange1hPercent":null,"decimals":9,"logoURI":null,"lastFetchedAt":null},"executionQuality":null}},`+
+			`{"assetId":"jitosol","category":"lst","imageUrl":null,"stats":null,"primaryVariant":null}]}`, r.URL.Query().Get("q"))
 	}))
 }
 
@@ -66,7 +71,10 @@ func Example_readme() {
 	if err := searchSol(context.Background(), srv.URL); err != nil {
 		fmt.Println(err)
 	}
-	// Output: 2 results for sol
+	// Output:
+	// 2 results for sol
+	// sol $1.25
+	// jitosol no market
 }
 
 func TestREADMEExampleRefusal(t *testing.T) {

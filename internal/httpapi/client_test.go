@@ -23,7 +23,7 @@ func TestGoClientAgainstServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if hl, err := c.Health(ctx); err != nil || !hl.OK {
+	if hl, err := c.Health(ctx); err != nil || !bool(hl.Ok) {
 		t.Fatalf("Health = %+v, %v", hl, err)
 	}
 	created, err := c.CreateList(ctx, client.CreateListRequest{Slug: "client-made", Name: "Made by the client", Status: client.Ptr("published")})
