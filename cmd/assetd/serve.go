@@ -398,6 +398,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		curCfg.Provider = mp.metadata
 	}
 	curCfg.FactWarnings = func(mint string) []string { return chainWarningCodes(chain, cat, mint) }
+	curCfg.ChainSymbols = chain // a symbol change on chain feeds the claim judgment
 	cur = curator.New(curCfg)
 	// One read model of every list surface, for the API and the dashboard.
 	listReader := &lists.Reader{Catalog: cat, Views: listViews, Advisories: advisories, Tokens: tokens.Index, Identities: mp.cache,

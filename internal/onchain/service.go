@@ -90,6 +90,9 @@ type Service struct {
 	led      bool
 	lastRead time.Time
 
+	// symbols is the on-chain symbol index of Claiming, built lazily per
+	// version.
+	symbols atomic.Pointer[symbolIndex]
 	// version counts the changes of facts in memory (Load, a read
 	// committed): read models built from the facts key on it.
 	version atomic.Uint64
