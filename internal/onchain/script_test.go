@@ -45,6 +45,11 @@ func TestDemoScriptChangesOneFact(t *testing.T) {
 	if before.DoNotTrade || codes(before)[CodeTransferFee].Severity != SeverityWarning {
 		t.Fatalf("before the script: %+v", before)
 	}
+	// Synthetic facts give no decimals: the decimals resolver never takes
+	// made-up ones.
+	if _, ok := svc.Decimals(fee); ok {
+		t.Error("synthetic facts gave decimals")
+	}
 	for _, tc := range []struct {
 		at      time.Duration
 		rows    int

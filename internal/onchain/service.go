@@ -183,9 +183,11 @@ func (s *Service) Lookup(mint string) (string, *Facts) {
 	return e.status, e.facts
 }
 
-// Decimals returns the chain's decimals of mint when read.
+// Decimals returns the chain's decimals of mint when read. The demo
+// world's synthetic facts give none: their decimals are made up where the
+// registry has none, and decimals must never be invented.
 func (s *Service) Decimals(mint string) (int, bool) {
-	if st, f := s.Lookup(mint); st == StatusOK && f != nil {
+	if st, f := s.Lookup(mint); st == StatusOK && f != nil && !f.Synthetic {
 		return f.Decimals, true
 	}
 	return 0, false
