@@ -184,8 +184,9 @@ func (s *Service) Lookup(mint string) (string, *Facts) {
 }
 
 // Decimals returns the chain's decimals of mint when read. The demo
-// world's synthetic facts give none: their decimals are made up where the
-// registry has none, and decimals must never be invented.
+// world's synthetic facts give none (theirs are a placeholder where the
+// registry has none): the resolver then falls through to the demo world's
+// own simulated market data, so one --demo mint has one decimals.
 func (s *Service) Decimals(mint string) (int, bool) {
 	if st, f := s.Lookup(mint); st == StatusOK && f != nil && !f.Synthetic {
 		return f.Decimals, true
