@@ -428,3 +428,40 @@ func TestVerdictsAcceptanceOverHTTP(t *testing.T) {
 		t.Errorf("blocked row advisory %+v", a)
 	}
 }
+
+// TestNewerRecordingWithSameFacts: USDC's 2025 read (slot 306306301) then
+// a later one (getblock's, slot 397234561) with the same authorities and
+// only a larger supply: no change-log row (supply is a reading), and the
+// next verdict cites the newer slot.
+func TestNewerRecordingWithSameFacts(t *testing.T) {
+	h, _, _ := marketHarness(t)
+	svc := onchain.New(onchain.Config{Store: &chainStore{}, Now: func() time.Time { return h.now }})
+	h.srv.d.OnChain = svc
+	ctx := context.Background()
+	older := recordedFacts(t, "gemwallet-core/crates/gem_solana/testdata/usdc_mint.json", mkUSDC, 0)
+	newer := recordedFacts(t, "getblock-docs/extracted/getaccountinfo-solana--Response--getAccountInfo-jsonParsed-USDC.json", mkUSDC, 0)
+	if older.Supply == newer.Supply || newer.Slot != 397234561 {
+		t.Fatalf("recordings: %+v %+v", older, newer)
+	}
+	for _, f := range []onchain.Facts{older, newer} {
+		if err := svc.Put(ctx, onchain.SourceChain, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := h.get(t, "/v1/assets/usd/changes?mint="+mkUSDC)
+	if r.status != 200 || !strings.Contains(r.raw, `"changes":[]`) {
+		t.Errorf("changes: %d %s", r.status, r.raw)
+	}
+	v := h.postJSON(t, "/v1/assets/verdicts", fmt.Sprintf(`{"mints":[%q]}`, mkUSDC))
+	var body struct {
+		Verdicts []onchain.Verdict `json:"verdicts"`
+	}
+	if err := json.Unmarshal([]byte(v.raw), &body); err != nil || len(body.Verdicts) != 1 {
+		t.Fatalf("%v %s", err, v.raw)
+	}
+	for _, w := range body.Verdicts[0].Warnings {
+		if w.Evidence.Slot != nil && *w.Evidence.Slot != 397234561 {
+			t.Errorf("%s cites slot %d", w.Code, *w.Evidence.Slot)
+		}
+	}
+}
