@@ -372,12 +372,21 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	// source, the on-chain reader and Yellowstone's missed-slot fill, so
 	// they share one --solana-rps budget. Without it the on-chain reader
 	// only serves stored facts.
+	// The demo world's mints carry synthetic facts: a chain read would
+	// overwrite them (and log the difference), so --demo reads no chain.
 	rpc := cfg.tradeSource.client()
 	var chainCaller onchain.Caller
-	if rpc != nil {
+	if rpc != nil && !cfg.demo {
 		chainCaller = rpc
 	}
-	chain, err := newOnChain(ctx, st, cat, chainCaller, cfg.demo, log)
+	// With --redis-url one replica (the on-chain lease) runs the scheduled
+	// reads; the others load them through the change topic.
+	chainLease, err := newOnChainLease(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer chainLease.shutdown()
+	chain, err := newOnChain(ctx, st, cat, chainCaller, cfg.demo, chainLease.leader(), log)
 	if err != nil {
 		return err
 	}
@@ -389,6 +398,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		curCfg.Provider = mp.metadata
 	}
 	curCfg.FactWarnings = func(mint string) []string { return chainWarningCodes(chain, cat, mint) }
+	curCfg.ChainSymbols = chain // a symbol change on chain feeds the claim judgment
 	cur = curator.New(curCfg)
 	// One read model of every list surface, for the API and the dashboard.
 	listReader := &lists.Reader{Catalog: cat, Views: listViews, Advisories: advisories, Tokens: tokens.Index, Identities: mp.cache,
@@ -531,6 +541,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { runPrune(gctx, eng, pruneInterval); return nil })
 	g.Go(func() error { newsSvc.Run(gctx); return nil })
 	g.Go(func() error { return chain.Run(gctx) })
+	g.Go(func() error { chainLease.run(gctx); return nil })
 	g.Go(func() error { ref.run(gctx); return nil })
 	g.Go(func() error { guard.Run(gctx, depegInterval); return nil })
 	g.Go(func() error { source.run(gctx); return nil })

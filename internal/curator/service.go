@@ -43,6 +43,16 @@ type CommunityLists interface {
 	Containing(mint string) []string
 }
 
+// ChainSymbols answers what mints claim on chain (internal/onchain).
+type ChainSymbols interface {
+	// ChainSymbol is mint's on-chain symbol and name ("" when not read or
+	// none).
+	ChainSymbol(mint string) (symbol, name string)
+	// Claiming returns the mints whose on-chain symbol normalises
+	// (tokenindex.Normalize) to key, at most limit.
+	Claiming(key string, limit int) []string
+}
+
 // ProviderSearch is a live token search (the token metadata provider).
 type ProviderSearch interface {
 	Search(ctx context.Context, query string, limit int) ([]market.TokenMeta, error)
@@ -62,6 +72,14 @@ type Config struct {
 	// (internal/onchain: has_freeze_authority, transfer_fee, …), added to
 	// its candidate's warnings (nil: none).
 	FactWarnings func(mint string) []string
+	// ChainSymbols are the symbols mints claim on chain (internal/onchain;
+	// nil: none). It feeds the claim judgment: a mint the registry does
+	// not list is judged on its on-chain symbol and name when it has one
+	// (so a symbol change into a protected symbol, which the change log
+	// records, makes it a collision or an impersonation at the next
+	// search), and a ticker or name query also gathers the mints whose
+	// on-chain symbol is the query.
+	ChainSymbols ChainSymbols
 	// Allow are mints allowed to share a protected symbol (legitimate
 	// duplicates): never judged impersonation or collision.
 	Allow map[string]bool
@@ -281,6 +299,11 @@ func (s *Service) Search(ctx context.Context, req Request) Response {
 	g := &gather{d: d, byMnt: map[string]*Candidate{}, ids: map[string]tokenindex.ID{}}
 	s.fromRegistry(g, in)
 	s.fromIndex(g, in)
+	if s.c.ChainSymbols != nil && in.Intent != IntentMint {
+		for _, m := range s.c.ChainSymbols.Claiming(in.NormalizedQuery, maxOtherCandidates) {
+			g.add(m, "", "")
+		}
+	}
 	src := Sources{Provider: "disabled", DB: "ok", Registry: "ok"}
 	if d.idx == nil {
 		src.DB = "degraded"
@@ -631,6 +654,12 @@ func (s *Service) enrich(g *gather, c *Candidate) {
 		if rv == nil || rv.Decimals == nil || rv.LogoURI == "" {
 			tk := d.idx.Token(id)
 			c.Decimals, c.LogoURI = cmp.Or(tk.Decimals, c.Decimals), cmp.Or(tk.LogoURI, c.LogoURI)
+		}
+	}
+	// An unlisted mint claims what its on-chain metadata says now.
+	if rv == nil && s.c.ChainSymbols != nil {
+		if sym, name := s.c.ChainSymbols.ChainSymbol(c.Mint); sym != "" {
+			c.Symbol, c.Name = sym, cmp.Or(name, c.Name)
 		}
 	}
 	// Metadata: the registry's, else the index's, else the provider's.

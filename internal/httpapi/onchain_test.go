@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/onchain"
 	"github.com/assetd/assetd/internal/storage"
 )
@@ -247,5 +248,220 @@ func TestSnapshotRowsResolveDecimals(t *testing.T) {
 	}
 	if rows[0].Decimals == nil || *rows[0].Decimals != 7 || rows[1].Decimals == nil || *rows[1].Decimals != 6 {
 		t.Errorf("decimals %v %v", rows[0].Decimals, rows[1].Decimals)
+	}
+}
+
+// TestDemoScriptedChangeOverHTTP: the demo world's scripted fact change
+// (a visibly synthetic fee raise, onchain.DemoFactsAt) goes through the
+// same store and change log as a chain read: the step that starts it
+// appends one /changes row, and the next verdicts call shows the raised
+// fee as a critical transfer_fee with doNotTrade.
+func TestDemoScriptedChangeOverHTTP(t *testing.T) {
+	h, _, snap := marketHarness(t)
+	hour := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	now := hour.Add(5 * time.Minute)
+	svc := onchain.New(onchain.Config{Store: &chainStore{}, Now: func() time.Time { return now },
+		Demo: func(t time.Time) []onchain.Facts { return onchain.DemoFactsAt(snap.Assets(), t) }})
+	h.srv.d.OnChain = svc
+	ctx := context.Background()
+	svc.Step(ctx) // the baseline: no change rows
+	var fee string
+	for _, f := range onchain.DemoFacts(snap.Assets()) {
+		if f.Extensions.TransferFeeConfig != nil {
+			fee = f.Mint
+		}
+	}
+	a, _, ok := snap.VariantByMint(fee)
+	if !ok {
+		t.Fatal("no demo fee mint in the registry")
+	}
+	changes := func() []changeRow {
+		t.Helper()
+		r := h.get(t, "/v1/assets/"+a.AssetID+"/changes?mint="+fee)
+		if r.status != 200 {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+		var page struct {
+			Changes []changeRow `json:"changes"`
+		}
+		if err := json.Unmarshal([]byte(r.raw), &page); err != nil {
+			t.Fatal(err)
+		}
+		return page.Changes
+	}
+	verdict := func() onchain.Verdict {
+		t.Helper()
+		r := h.postJSON(t, "/v1/assets/verdicts", fmt.Sprintf(`{"mints":[%q]}`, fee))
+		var body struct {
+			Verdicts []onchain.Verdict `json:"verdicts"`
+		}
+		if err := json.Unmarshal([]byte(r.raw), &body); err != nil || r.status != 200 || len(body.Verdicts) != 1 {
+			t.Fatalf("%d %v %s", r.status, err, r.raw)
+		}
+		return body.Verdicts[0]
+	}
+	feeWarning := func(v onchain.Verdict) onchain.Warning {
+		for _, w := range v.Warnings {
+			if w.Code == onchain.CodeTransferFee {
+				return w
+			}
+		}
+		t.Fatalf("no transfer_fee in %+v", v.Warnings)
+		return onchain.Warning{}
+	}
+	if n := len(changes()); n != 0 {
+		t.Fatalf("%d change rows before the script", n)
+	}
+	if v := verdict(); v.DoNotTrade || feeWarning(v).Severity != onchain.SeverityWarning {
+		t.Fatalf("before: %+v", v)
+	}
+
+	now = hour.Add(onchain.DemoScriptStart)
+	svc.Step(ctx)
+	rows := changes()
+	if len(rows) != 1 || rows[0].Field != "extensions.transferFeeConfig.newerTransferFee.transferFeeBasisPoints" ||
+		string(rows[0].Old) != "250" || string(rows[0].New) != "1500" || rows[0].Source != onchain.SourceDemo || rows[0].At != now.UnixMilli() {
+		t.Fatalf("change rows %+v", rows)
+	}
+	v := verdict()
+	w := feeWarning(v)
+	if !v.DoNotTrade || v.Severity != onchain.SeverityCritical || w.Severity != onchain.SeverityCritical ||
+		w.Evidence.Value.(map[string]any)["newerBps"] != float64(1500) || w.Evidence.Slot == nil {
+		t.Errorf("after the raise: doNotTrade %v severity %s warning %+v", v.DoNotTrade, v.Severity, w)
+	}
+	// A later step inside the window appends nothing.
+	now = now.Add(time.Minute)
+	svc.Step(ctx)
+	if n := len(changes()); n != 1 {
+		t.Errorf("%d change rows after a quiet step", n)
+	}
+}
+
+// TestVerdictsAcceptanceOverHTTP is the issue's verdict acceptance at the
+// HTTP level: USDC, PYUSD and FLUX (recorded reads), a blocked mint (USDT's
+// recorded read under a synthetic test advisory) and an unknown mint give
+// one row each, in request order, with the expected codes, severities and
+// evidence slots; doNotTrade only for the blocked and the unknown mint.
+func TestVerdictsAcceptanceOverHTTP(t *testing.T) {
+	h, _, _ := marketHarness(t)
+	svc := onchain.New(onchain.Config{Store: &chainStore{}, Now: func() time.Time { return h.now }})
+	h.srv.d.OnChain = svc
+	const (
+		usdtMint  = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"
+		pyusdMint = "2b1kV6DkPAnxd5ixfnxCpjxmKwqjjaYmCZfHsFu24GXo"
+		swiftFile = "solana-swift/extracted/APIClientTests.swift--NetworkManagerMockJSON-getMultipleMintDatas--UNESCAPED.json"
+	)
+	usdc := recordedFacts(t, swiftFile, mkUSDC, 0)
+	usdt := recordedFacts(t, swiftFile, usdtMint, 1)
+	pyusd := recordedFacts(t, "gemwallet-core/crates/gem_solana/testdata/pyusd_mint.json", pyusdMint, 0)
+	flux := recordedFacts(t, "p2p-wallet-ios/extracted/HTTPClientTests.swift--mockString--getAccountInfo-jsonParsed-"+fluxMint+".json", fluxMint, 0)
+	ctx := context.Background()
+	if err := svc.Put(ctx, "test", usdc, usdt, pyusd, flux); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.PutUnknown(ctx, "test", mkUnknown); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.d.Advisories = advMap{usdtMint: {Status: asset.AdvisoryBlocked, Reason: "synthetic test advisory", Since: 1}}
+
+	mints := []string{mkUSDC, pyusdMint, fluxMint, usdtMint, mkUnknown}
+	r := h.do(t, "POST", "/v1/assets/verdicts", map[string]string{"X-Api-Key": h.plain["risk"], "Content-Type": "application/json"},
+		strings.NewReader(`{"mints":["`+strings.Join(mints, `","`)+`"]}`))
+	if r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+	var body struct {
+		Verdicts []onchain.Verdict `json:"verdicts"`
+	}
+	if err := json.Unmarshal([]byte(r.raw), &body); err != nil || len(body.Verdicts) != len(mints) {
+		t.Fatalf("%v %s", err, r.raw)
+	}
+	type want struct {
+		code, sev string
+		slot      uint64 // 0: no fact slot
+	}
+	for i, tc := range []struct {
+		status     string
+		doNotTrade bool
+		severity   string
+		want       []want
+		absent     []string
+	}{
+		{onchain.StatusOK, false, onchain.SeverityInfo, []want{{onchain.CodeMintAuthority, onchain.SeverityInfo, 132426903}, {onchain.CodeFreezeAuthority, onchain.SeverityInfo, 132426903}},
+			[]string{onchain.CodeNotVerified, onchain.CodeTransferFee, onchain.CodeImpersonation}},
+		{onchain.StatusOK, false, onchain.SeverityInfo, []want{{onchain.CodeMintAuthority, onchain.SeverityInfo, 306340458}, {onchain.CodeFreezeAuthority, onchain.SeverityInfo, 306340458},
+			{onchain.CodePermanentDelegate, onchain.SeverityInfo, 306340458}, {onchain.CodeTransferFee, onchain.SeverityInfo, 306340458},
+			{onchain.CodeTransferHook, onchain.SeverityInfo, 306340458}, {onchain.CodeMutableMetadata, onchain.SeverityInfo, 306340458}},
+			[]string{onchain.CodeNotVerified, onchain.CodeImpersonation}},
+		{onchain.StatusOK, false, onchain.SeverityWarning, []want{{onchain.CodeTransferFee, onchain.SeverityWarning, 243351571}, {onchain.CodeNotVerified, onchain.SeverityWarning, 0}},
+			[]string{onchain.CodeMintAuthority, onchain.CodeFreezeAuthority}},
+		{onchain.StatusOK, true, onchain.SeverityCritical, []want{{onchain.CodeAdvisoryBlocked, onchain.SeverityCritical, 0}}, nil},
+		{onchain.StatusUnknownMint, true, onchain.SeverityCritical, []want{{onchain.CodeUnknownMint, onchain.SeverityCritical, 0}, {onchain.CodeNotVerified, onchain.SeverityWarning, 0}},
+			[]string{onchain.CodeMintAuthority}},
+	} {
+		v := body.Verdicts[i]
+		if v.Mint != mints[i] || v.Status != tc.status || v.DoNotTrade != tc.doNotTrade || v.Severity != tc.severity {
+			t.Errorf("row %d %s: status %s doNotTrade %v severity %s; want %s %s %v %s", i, v.Mint, v.Status, v.DoNotTrade, v.Severity, mints[i], tc.status, tc.doNotTrade, tc.severity)
+		}
+		got := map[string]onchain.Warning{}
+		for _, w := range v.Warnings {
+			got[w.Code] = w
+		}
+		for _, w := range tc.want {
+			g, ok := got[w.code]
+			switch {
+			case !ok:
+				t.Errorf("%s: no %s in %+v", v.Mint, w.code, v.Warnings)
+			case g.Severity != w.sev:
+				t.Errorf("%s: %s severity %s, want %s", v.Mint, w.code, g.Severity, w.sev)
+			case w.slot != 0 && (g.Evidence.Slot == nil || *g.Evidence.Slot != w.slot):
+				t.Errorf("%s: %s evidence %+v, want slot %d", v.Mint, w.code, g.Evidence, w.slot)
+			}
+		}
+		for _, c := range tc.absent {
+			if _, ok := got[c]; ok {
+				t.Errorf("%s: unexpected %s", v.Mint, c)
+			}
+		}
+	}
+	if a := body.Verdicts[3].Advisory; a == nil || a.Status != "blocked" {
+		t.Errorf("blocked row advisory %+v", a)
+	}
+}
+
+// TestNewerRecordingWithSameFacts: USDC's 2025 read (slot 306306301) then
+// a later one (getblock's, slot 397234561) with the same authorities and
+// only a larger supply: no change-log row (supply is a reading), and the
+// next verdict cites the newer slot.
+func TestNewerRecordingWithSameFacts(t *testing.T) {
+	h, _, _ := marketHarness(t)
+	svc := onchain.New(onchain.Config{Store: &chainStore{}, Now: func() time.Time { return h.now }})
+	h.srv.d.OnChain = svc
+	ctx := context.Background()
+	older := recordedFacts(t, "gemwallet-core/crates/gem_solana/testdata/usdc_mint.json", mkUSDC, 0)
+	newer := recordedFacts(t, "getblock-docs/extracted/getaccountinfo-solana--Response--getAccountInfo-jsonParsed-USDC.json", mkUSDC, 0)
+	if older.Supply == newer.Supply || newer.Slot != 397234561 {
+		t.Fatalf("recordings: %+v %+v", older, newer)
+	}
+	for _, f := range []onchain.Facts{older, newer} {
+		if err := svc.Put(ctx, onchain.SourceChain, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := h.get(t, "/v1/assets/usd/changes?mint="+mkUSDC)
+	if r.status != 200 || !strings.Contains(r.raw, `"changes":[]`) {
+		t.Errorf("changes: %d %s", r.status, r.raw)
+	}
+	v := h.postJSON(t, "/v1/assets/verdicts", fmt.Sprintf(`{"mints":[%q]}`, mkUSDC))
+	var body struct {
+		Verdicts []onchain.Verdict `json:"verdicts"`
+	}
+	if err := json.Unmarshal([]byte(v.raw), &body); err != nil || len(body.Verdicts) != 1 {
+		t.Fatalf("%v %s", err, v.raw)
+	}
+	for _, w := range body.Verdicts[0].Warnings {
+		if w.Evidence.Slot != nil && *w.Evidence.Slot != 397234561 {
+			t.Errorf("%s cites slot %d", w.Code, *w.Evidence.Slot)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package onchain
 
 import (
 	"crypto/sha256"
+	"time"
 
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/mr-tron/base58"
@@ -17,12 +18,53 @@ func demoKey(label string) *string {
 	return &s
 }
 
+// The demo world's scripted fact change (docs/onchain.md): during minutes
+// 20 to 40 of every hour (unix time, so every replica and every restart
+// agree) the fee authority of the demo's transfer-fee mint raises its
+// pending (newer) fee from DemoFeeBps to DemoRaisedFeeBps, over the
+// doNotTrade bound, and lowers it back afterwards. Each step is one
+// change-log row (extensions.transferFeeConfig.newerTransferFee.
+// transferFeeBasisPoints, source demo) and flips the mint's verdict, so
+// the change log and the verdicts can be watched offline. SYNTHETIC: no
+// such change happened on chain.
+const (
+	DemoScriptCycle  = time.Hour
+	DemoScriptStart  = 20 * time.Minute
+	DemoScriptEnd    = 40 * time.Minute
+	DemoFeeBps       = 250
+	DemoRaisedFeeBps = 1500
+)
+
+// DemoScriptRaised says whether the scripted fee raise is in force at t.
+func DemoScriptRaised(t time.Time) bool {
+	at := time.Duration(t.UnixNano() % int64(DemoScriptCycle))
+	if at < 0 {
+		at += DemoScriptCycle
+	}
+	return at >= DemoScriptStart && at < DemoScriptEnd
+}
+
+// DemoFactsAt are DemoFacts as the demo script has them at t.
+func DemoFactsAt(assets []registry.Asset, t time.Time) []Facts {
+	out := DemoFacts(assets)
+	if !DemoScriptRaised(t) {
+		return out
+	}
+	for i := range out {
+		if c := out[i].Extensions.TransferFeeConfig; c != nil {
+			c.Newer.BasisPoints = DemoRaisedFeeBps
+		}
+	}
+	return out
+}
+
 // DemoFacts are the --demo world's synthetic facts for the registry's
 // variants (Synthetic is set on each; slot 0): stablecoins have a mint and
 // a freeze authority held by their issuer, every third other variant keeps
 // a mint authority, every fifth a freeze authority, and the first
 // non-stablecoin Token-2022-looking variant (the first crypto variant)
-// takes a 250 bps transfer fee, so every verdict path can be seen offline.
+// takes a 250 bps transfer fee, so every verdict path can be seen offline
+// (DemoFactsAt adds the scripted fee raise).
 func DemoFacts(assets []registry.Asset) []Facts {
 	var out []Facts
 	fee := false
@@ -40,7 +82,7 @@ func DemoFacts(assets []registry.Asset) []Facts {
 				fee = true
 				f.Program = ProgramToken2022
 				f.Extensions.TransferFeeConfig = &TransferFeeConfig{ConfigAuthority: demoKey("fee " + v.Mint), WithdrawWithheldAuthority: demoKey("fee " + v.Mint),
-					Older: TransferFee{BasisPoints: 250, MaximumFee: 1 << 40}, Newer: TransferFee{BasisPoints: 250, MaximumFee: 1 << 40}}
+					Older: TransferFee{BasisPoints: DemoFeeBps, MaximumFee: 1 << 40}, Newer: TransferFee{BasisPoints: DemoFeeBps, MaximumFee: 1 << 40}}
 			default:
 				if i%3 == 0 {
 					f.MintAuthority = demoKey("mint " + v.Mint)

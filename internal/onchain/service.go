@@ -46,9 +46,26 @@ type Config struct {
 	Deep      func() []string
 	Interval  time.Duration
 	KeyBudget int
-	Now       func() time.Time
-	Log       *slog.Logger
+	// Leader says whether this replica runs the cluster's scheduled reads
+	// (internal/refresh's Elector over the on-chain lease); nil: always.
+	// A replica that is not the leader still reads the mints its own
+	// verdicts calls queued (each once, within the key's budget) and
+	// reloads the leader's reads through storage.TopicMintFacts.
+	Leader func() bool
+	// Demo, with --demo, is the demo world's synthetic facts at a time
+	// (DemoFacts): the leader stores the ones that changed every Tick, so
+	// the scripted change (DemoScript) goes through the change log like a
+	// chain read.
+	Demo func(time.Time) []Facts
+	// Tick is how often Run checks what is due; <= 0 means DefaultTick.
+	Tick time.Duration
+	Now  func() time.Time
+	Log  *slog.Logger
 }
+
+// DefaultTick is how often Run checks whether this replica leads and
+// whether the scheduled read or a demo change is due.
+const DefaultTick = time.Minute
 
 type entry struct {
 	status string
@@ -66,6 +83,16 @@ type Service struct {
 	budgets map[string]budget
 
 	kick chan struct{}
+
+	// stepMu serialises Step; led and lastRead are its state: whether this
+	// replica led at the last step and when it last read the schedule.
+	stepMu   sync.Mutex
+	led      bool
+	lastRead time.Time
+
+	// symbols is the on-chain symbol index of Claiming, built lazily per
+	// version.
+	symbols atomic.Pointer[symbolIndex]
 	// version counts the changes of facts in memory (Load, a read
 	// committed): read models built from the facts key on it.
 	version atomic.Uint64
@@ -86,6 +113,9 @@ func New(cfg Config) *Service {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Tick <= 0 {
+		cfg.Tick = DefaultTick
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -153,9 +183,12 @@ func (s *Service) Lookup(mint string) (string, *Facts) {
 	return e.status, e.facts
 }
 
-// Decimals returns the chain's decimals of mint when read.
+// Decimals returns the chain's decimals of mint when read. The demo
+// world's synthetic facts give none (theirs are a placeholder where the
+// registry has none): the resolver then falls through to the demo world's
+// own simulated market data, so one --demo mint has one decimals.
 func (s *Service) Decimals(mint string) (int, bool) {
-	if st, f := s.Lookup(mint); st == StatusOK && f != nil {
+	if st, f := s.Lookup(mint); st == StatusOK && f != nil && !f.Synthetic {
 		return f.Decimals, true
 	}
 	return 0, false
@@ -197,31 +230,54 @@ func (s *Service) Request(key string, mints []string) int {
 	return n
 }
 
-// Run reads the scheduled mints now and every Interval, and queued mints
-// when requested, until ctx ends. Without a Caller it returns at once.
+// Run calls Step now and every Tick, and reads queued mints when
+// requested, until ctx ends. Without a Caller and without Demo it returns
+// at once.
 func (s *Service) Run(ctx context.Context) error {
-	if s.cfg.Caller == nil {
+	if s.cfg.Caller == nil && s.cfg.Demo == nil {
 		return nil
 	}
-	t := time.NewTicker(s.cfg.Interval)
+	t := time.NewTicker(s.cfg.Tick)
 	defer t.Stop()
-	s.readScheduled(ctx)
+	s.Step(ctx)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			s.readScheduled(ctx)
+			s.Step(ctx)
 		case <-s.kick:
 			s.ReadQueued(ctx)
 		}
 	}
 }
 
-func (s *Service) readScheduled(ctx context.Context) {
-	if err := s.Read(ctx, s.cfg.Scheduled(), s.cfg.Deep()); err != nil && ctx.Err() == nil {
-		s.cfg.Log.Warn("onchain: scheduled read", "err", err)
+// Step does what is due on this replica: nothing unless it leads (Leader);
+// the leader stores the demo world's changed facts (Demo) and reads the
+// scheduled mints when it has just become the leader or Interval has
+// passed since its last scheduled read. It reports whether this replica
+// led.
+func (s *Service) Step(ctx context.Context) bool {
+	s.stepMu.Lock()
+	defer s.stepMu.Unlock()
+	if s.cfg.Leader != nil && !s.cfg.Leader() {
+		s.led = false
+		return false
 	}
+	now := s.cfg.Now()
+	if s.cfg.Demo != nil {
+		if _, err := s.PutChanged(ctx, SourceDemo, s.cfg.Demo(now)...); err != nil && ctx.Err() == nil {
+			s.cfg.Log.Warn("onchain: demo facts", "err", err)
+		}
+	}
+	if s.cfg.Caller != nil && (!s.led || now.Sub(s.lastRead) >= s.cfg.Interval) {
+		s.lastRead = now
+		if err := s.Read(ctx, s.cfg.Scheduled(), s.cfg.Deep()); err != nil && ctx.Err() == nil {
+			s.cfg.Log.Warn("onchain: scheduled read", "err", err)
+		}
+	}
+	s.led = true
+	return true
 }
 
 // ReadQueued reads the mints Request queued.
@@ -365,6 +421,26 @@ func (s *Service) Put(ctx context.Context, source string, facts ...Facts) error 
 		mints = append(mints, f.Mint)
 	}
 	return s.commitFrom(ctx, source, mints, reads)
+}
+
+// PutChanged stores, like Put, only those of facts that differ from the
+// facts in memory (a new mint, or a changed fact; readings such as the
+// slot or supply alone do not count), and returns how many it stored.
+// The demo world's script calls it every Tick without rewriting the rest.
+func (s *Service) PutChanged(ctx context.Context, source string, facts ...Facts) (int, error) {
+	var changed []Facts
+	s.mu.RLock()
+	for i := range facts {
+		prev, seen := s.facts[facts[i].Mint]
+		if !seen || len(Diff(prev, entry{status: StatusOK, facts: &facts[i]})) > 0 {
+			changed = append(changed, facts[i])
+		}
+	}
+	s.mu.RUnlock()
+	if len(changed) == 0 {
+		return 0, nil
+	}
+	return len(changed), s.Put(ctx, source, changed...)
 }
 
 // PutUnknown stores that mints have no account.
