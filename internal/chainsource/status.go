@@ -92,7 +92,9 @@ func (s *Source) noteStep(err error) {
 		return
 	}
 	s.stats.LastError = ""
-	s.lastOK = s.cfg.Clock()
+	if !s.cfg.Pushed { // a streaming source is alive when its slots arrive
+		s.lastOK = s.cfg.Clock()
+	}
 }
 
 // Status returns a copy of the source's status now.

@@ -95,7 +95,7 @@ type Config struct {
 	DecodeTransaction func(raw []byte) (swapdecode.Tx, error)
 	DecodeBlock       func(raw []byte, slot int64) ([]swapdecode.Tx, error)
 	// Trades turns a decoded transaction into trade events (default
-	// swapdecode.Trades over Stable).
+	// swapdecode.Trades over Stable, default swapdecode.DefaultStableMints).
 	Trades func(tx swapdecode.Tx) []analytics.Trade
 	Stable map[string]bool
 	// Backoff is the wait before reconnect attempt n (1-based; default
@@ -168,6 +168,9 @@ func New(client geyserpb.GeyserClient, sink Sink, cfg Config) *Source {
 	}
 	if cfg.DecodeBlock == nil {
 		cfg.DecodeBlock = swapdecode.DecodeBlock
+	}
+	if cfg.Stable == nil {
+		cfg.Stable = swapdecode.DefaultStableMints()
 	}
 	if cfg.Trades == nil {
 		stable := cfg.Stable
