@@ -21,7 +21,6 @@ import (
 // tradeSourceFlags configure the chain trade source (docs/tradesource.md).
 type tradeSourceFlags struct {
 	rpcURL     string
-	wsURL      string
 	commitment string
 	encoding   string
 	rps        float64
@@ -31,7 +30,6 @@ type tradeSourceFlags struct {
 
 func addTradeSourceFlags(fs *flag.FlagSet, f *tradeSourceFlags) {
 	fs.StringVar(&f.rpcURL, "solana-rpc-url", "", "Solana JSON-RPC endpoint (public, a provider, or your own node); enables the chain trade source (docs/tradesource.md)")
-	fs.StringVar(&f.wsURL, "solana-ws-url", "", "reserved: Solana websocket endpoint for slotSubscribe (not used yet; the source polls getSlot)")
 	fs.StringVar(&f.commitment, "solana-commitment", "confirmed", "commitment of the source's calls: confirmed or finalized")
 	fs.StringVar(&f.encoding, "solana-encoding", "jsonParsed", "getBlock encoding: jsonParsed or json")
 	fs.Float64Var(&f.rps, "solana-rps", 10, "requests per second the trade source may send to the RPC endpoint (retries included)")

@@ -478,7 +478,24 @@ func (s *Source) store(ctx context.Context, trades []analytics.Trade, failed []s
 		g := gapOf(next.Gaps, f.FromSlot)
 		s.next[g.FromSlot] = now.Add(backoff(s.cfg.GapBackoff, g.Attempts))
 	}
+	// Retry times of closed (or split) gaps go: the map holds at most one
+	// entry per open gap (at most MaxGaps).
+	for from := range s.next {
+		if !hasGap(next.Gaps, from) {
+			delete(s.next, from)
+		}
+	}
 	return nil
+}
+
+// hasGap reports whether a gap starts at from.
+func hasGap(gaps []storage.SourceGap, from int64) bool {
+	for _, g := range gaps {
+		if g.FromSlot == from {
+			return true
+		}
+	}
+	return false
 }
 
 // retryGaps refetches the gaps that are due; a gap is a range of produced

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -355,5 +356,35 @@ func TestCursorSinkGapsSurviveRestartAndFillThroughGetBlock(t *testing.T) {
 	}
 	if node.calls["getBlock"] != 2 {
 		t.Errorf("getBlock calls %d, want 2 (the two gaps)", node.calls["getBlock"])
+	}
+}
+
+// TestPendingSlotsAreBounded: a stream whose slots never complete (no
+// confirmation, no block metadata) holds at most MaxPendingSlots of them;
+// past that the session ends and the source resubscribes from its last
+// handed-over slot.
+func TestPendingSlotsAreBounded(t *testing.T) {
+	recs := recordedJSONTxs(t)
+	info := protoFromRPC(t, recs[0].raw)
+	var msgs []*geyserpb.SubscribeUpdate
+	for slot := uint64(1000); slot < 1020; slot++ {
+		msgs = append(msgs, &geyserpb.SubscribeUpdate{UpdateOneof: &geyserpb.SubscribeUpdate_Transaction{
+			Transaction: &geyserpb.SubscribeUpdateTransaction{Transaction: info, Slot: slot}}})
+	}
+	f := &fakeGeyser{script: func(int, *geyserpb.SubscribeRequest) ([]*geyserpb.SubscribeUpdate, error) { return msgs, nil }}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	src := New(startServer(t, f), newSink(0), Config{MaxPendingSlots: 8, Sleep: func(ctx context.Context, _ time.Duration) error {
+		cancel() // the first session's end is what the test waits for
+		return ctx.Err()
+	}})
+	_ = src.Run(ctx)
+	st := src.Stats()
+	if st.Reconnects != 1 || !strings.Contains(st.LastError, ErrPendingFull.Error()) {
+		t.Fatalf("reconnects %d, last error %q", st.Reconnects, st.LastError)
+	}
+	// The session ended at the first slot past the bound: 20 were sent.
+	if n := len(src.pending); n != 8+1 {
+		t.Fatalf("%d slots pending when the session ended, want MaxPendingSlots+1 = 9", n)
 	}
 }

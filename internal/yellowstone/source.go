@@ -37,6 +37,10 @@ type BlockFetcher interface {
 	GetBlock(ctx context.Context, slot int64) (json.RawMessage, error)
 }
 
+// ErrPendingFull ends a session holding more than MaxPendingSlots
+// incomplete slots.
+var ErrPendingFull = errors.New("yellowstone: too many incomplete slots")
+
 // ErrSlotSkipped is what a BlockFetcher returns (wrapped) for a slot
 // without a block; such a slot is not a gap.
 var ErrSlotSkipped = errors.New("yellowstone: slot skipped")
@@ -91,6 +95,12 @@ type Config struct {
 	// MaxFillSlots bounds a range filled inline through the Fetcher
 	// (default 1000); longer ranges are reported as one gap.
 	MaxFillSlots int64
+	// MaxPendingSlots bounds the slots held while waiting for their
+	// confirmation and block metadata (default 512, about 3 minutes of
+	// slots; a confirmed slot normally completes within a few). Past it
+	// the session ends and the source resubscribes from the last
+	// handed-over slot + 1: the memory stays bounded and nothing is lost.
+	MaxPendingSlots int
 	// DecodeTransaction and DecodeBlock default to swapdecode's.
 	DecodeTransaction func(raw []byte) (swapdecode.Tx, error)
 	DecodeBlock       func(raw []byte, slot int64) ([]swapdecode.Tx, error)
@@ -162,6 +172,9 @@ func New(client geyserpb.GeyserClient, sink Sink, cfg Config) *Source {
 	}
 	if cfg.MaxFillSlots <= 0 {
 		cfg.MaxFillSlots = 1000
+	}
+	if cfg.MaxPendingSlots <= 0 {
+		cfg.MaxPendingSlots = 512
 	}
 	if cfg.DecodeTransaction == nil {
 		cfg.DecodeTransaction = swapdecode.DecodeTransaction
@@ -324,6 +337,9 @@ func (s *Source) session(ctx context.Context) (progressed bool, err error) {
 		received = true
 		if err := s.handle(ctx, stream, u); err != nil {
 			return s.lastDone != start, err
+		}
+		if len(s.pending) > s.cfg.MaxPendingSlots {
+			return s.lastDone != start, fmt.Errorf("%w: %d slots waiting for confirmation and block metadata (last handed over: %d)", ErrPendingFull, len(s.pending), s.lastDone)
 		}
 	}
 }
