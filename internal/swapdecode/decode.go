@@ -22,6 +22,12 @@ type Decoder struct {
 	byInv  []int    // transfer indices grouped by invocation: byInv[invLo[i]:invLo[i+1]]
 	invLo  []int
 	buf    []byte
+	// rawLegs and arena are reused per transaction: the legs are found
+	// over byte slices of the input, then their strings (and the
+	// signature's and fee payer's) are made in one allocation, the legs
+	// in another (output.go).
+	rawLegs []rawLeg
+	arena   []byte
 }
 
 type flatIx struct {
@@ -106,28 +112,34 @@ var errRange = fmt.Errorf("%w: index out of range", errSyntax)
 
 // decode turns one parsed transaction into its legs.
 func (d *Decoder) decode(t *txRaw) (Tx, error) {
-	tx := Tx{Slot: t.slot, BlockTime: t.blockTime, Signature: string(t.sig), Failed: t.failed}
+	tx := Tx{Slot: t.slot, BlockTime: t.blockTime, Failed: t.failed}
 	if !t.parsedKeys {
 		t.keys = append(append(t.keys, t.loadedW...), t.loadedR...)
 		for i := range t.signer {
 			t.signer[i] = i < t.nSigners
 		}
 	}
+	var payer []byte
 	if len(t.keys) > 0 {
-		tx.FeePayer = string(t.keys[0])
+		payer = t.keys[0]
 	}
+	d.rawLegs = d.rawLegs[:0]
 	if t.failed {
+		d.output(&tx, t.sig, payer)
 		return tx, nil
 	}
 	if err := d.flatten(t); err != nil {
+		d.output(&tx, t.sig, payer)
 		return tx, err
 	}
 	if err := d.collect(t); err != nil {
+		d.output(&tx, t.sig, payer)
 		return tx, err
 	}
 	d.traders(t)
 	tx.Unparsed = d.unparsed()
-	d.legs(t, &tx)
+	d.legs(t)
+	d.output(&tx, t.sig, payer)
 	return tx, nil
 }
 
@@ -497,7 +509,7 @@ type side struct {
 // legs builds one leg per DEX invocation that swaps. Consecutive
 // invocations of one program on one pool under the same parent that each
 // move tokens one way (OpenBook v1: new order, then settle funds) merge.
-func (d *Decoder) legs(t *txRaw, tx *Tx) {
+func (d *Decoder) legs(t *txRaw) {
 	var pending struct {
 		ok      bool
 		venue   int
@@ -544,18 +556,7 @@ func (d *Decoder) legs(t *txRaw, tx *Tx) {
 		if bytes.Equal(in.mint, out.mint) {
 			continue
 		}
-		tx.Legs = append(tx.Legs, Leg{
-			Index:       len(tx.Legs),
-			Program:     v.Program,
-			Venue:       v.Name,
-			Pool:        internKey(pool),
-			InMint:      internKey(in.mint),
-			InAmount:    in.amount,
-			InDecimals:  in.dec,
-			OutMint:     internKey(out.mint),
-			OutAmount:   out.amount,
-			OutDecimals: out.dec,
-		})
+		d.rawLegs = append(d.rawLegs, rawLeg{venue: v, pool: pool, in: in, out: out})
 	}
 }
 
@@ -716,17 +717,4 @@ func (d *Decoder) addTraderAcct(k []byte) {
 	if k != nil && !indexOf(d.tacct, k) {
 		d.tacct = append(d.tacct, k)
 	}
-}
-
-// internKey returns common keys without allocating.
-func internKey(b []byte) string {
-	switch string(b) {
-	case usdcMint:
-		return usdcMint
-	case usdtMint:
-		return usdtMint
-	case WrappedSOL:
-		return WrappedSOL
-	}
-	return string(b)
 }

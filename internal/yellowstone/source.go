@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -124,6 +125,10 @@ type Source struct {
 	log    *slog.Logger
 
 	programs map[string]bool
+	// programKeys maps the raw 32 bytes of each program id to its base58
+	// form: counting a streamed transaction's programs compares bytes
+	// instead of base58-encoding every invoked key.
+	programKeys map[[32]byte]string
 
 	// Owned by the Run goroutine.
 	lastDone   int64 // highest slot handed over or filled; 0: none yet
@@ -199,8 +204,12 @@ func New(client geyserpb.GeyserClient, sink Sink, cfg Config) *Source {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Source{cfg: cfg, client: client, sink: sink, log: cfg.Logger, programs: map[string]bool{}, recent: map[int64]*recentSlot{}}
+	s.programKeys = make(map[[32]byte]string, len(cfg.Programs))
 	for _, p := range cfg.Programs {
 		s.programs[p] = true
+		if b, err := base58.Decode(p); err == nil && len(b) == 32 {
+			s.programKeys[[32]byte(b)] = p
+		}
 	}
 	if cfg.FromSlot > 0 {
 		s.lastDone = cfg.FromSlot - 1
@@ -434,11 +443,11 @@ func (s *Source) countPrograms(info *geyserpb.SubscribeUpdateTransactionInfo) {
 	keys = append(keys, msg.GetAccountKeys()...)
 	keys = append(keys, meta.GetLoadedWritableAddresses()...)
 	keys = append(keys, meta.GetLoadedReadonlyAddresses()...)
-	seen := map[string]bool{}
+	var seen []string // the DEX programs it invokes (a handful)
 	mark := func(i uint32) {
-		if int(i) < len(keys) {
-			if p := encodeKey(keys[i]); s.programs[p] {
-				seen[p] = true
+		if int(i) < len(keys) && len(keys[i]) == 32 {
+			if p, ok := s.programKeys[[32]byte(keys[i])]; ok && !slices.Contains(seen, p) {
+				seen = append(seen, p)
 			}
 		}
 	}
@@ -455,7 +464,7 @@ func (s *Source) countPrograms(info *geyserpb.SubscribeUpdateTransactionInfo) {
 		if meta.GetErr() != nil {
 			st.TxFailed++
 		}
-		for p := range seen {
+		for _, p := range seen {
 			st.TxByProgram[p]++
 		}
 	})
@@ -561,4 +570,3 @@ func (s *Source) remember(slot int64, r *recentSlot) {
 	}
 }
 
-func encodeKey(b []byte) string { return base58.Encode(b) }
