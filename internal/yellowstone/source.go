@@ -569,4 +569,3 @@ func (s *Source) remember(slot int64, r *recentSlot) {
 		}
 	}
 }
-
