@@ -43,9 +43,10 @@ type xfer struct {
 	src, dst, auth, mint []byte
 	srcOwner, dstOwner   []byte // from the token balances (nil unknown)
 	amount               uint64
-	decimals             int // -1 unknown
-	inv                  int // DEX invocation it belongs to, -1 none
-	parent               int // flat index of the instruction that invoked the token program
+	fee                  uint64 // Token-2022 transfer fee withheld at dst (transferCheckedWithFee), <= amount
+	decimals             int    // -1 unknown
+	inv                  int    // DEX invocation it belongs to, -1 none
+	parent               int    // flat index of the instruction that invoked the token program
 }
 
 type pumpEvent struct {
@@ -301,12 +302,14 @@ func (d *Decoder) collect(t *txRaw) error {
 	return nil
 }
 
-// transfer reads a Token / Token-2022 transfer or transferChecked.
+// transfer reads a Token / Token-2022 transfer, transferChecked or
+// (Token-2022's transfer-fee extension) transferCheckedWithFee, whose fee
+// the destination's account withholds: it receives amount - fee.
 func (d *Decoder) transfer(t *txRaw, x *ix) (xfer, bool, error) {
 	tr := xfer{decimals: -1}
 	if x.hasParsed {
 		switch string(x.ptype) {
-		case "transfer", "transferChecked":
+		case "transfer", "transferChecked", "transferCheckedWithFee":
 		default:
 			return tr, false, nil
 		}
@@ -320,12 +323,21 @@ func (d *Decoder) transfer(t *txRaw, x *ix) (xfer, bool, error) {
 		} else {
 			tr.amount = x.amountNum
 		}
-		if string(x.ptype) == "transferChecked" {
+		if string(x.ptype) != "transfer" {
 			tr.decimals = x.decimals
+		}
+		if x.fee != nil {
+			v, err := strconv.ParseUint(string(x.fee), 10, 64)
+			if err != nil || v > tr.amount {
+				return tr, false, fmt.Errorf("%w: transfer fee %q of %d", errSyntax, x.fee, tr.amount)
+			}
+			tr.fee = v
 		}
 		return tr, tr.src != nil && tr.dst != nil, nil
 	}
-	if len(x.data) == 0 || len(x.data) > 24 { // transfer data is 9 or 10 bytes
+	// transfer data is 9 bytes, transferChecked 10, transferCheckedWithFee
+	// 19 (at most 26 base58 characters)
+	if len(x.data) == 0 || len(x.data) > 26 {
 		return tr, false, nil
 	}
 	b, ok := b58decode(d.buf, x.data)
@@ -361,6 +373,33 @@ func (d *Decoder) transfer(t *txRaw, x *ix) (xfer, bool, error) {
 			tr.auth, err = d.account(t, x, 3)
 		}
 		tr.decimals = int(b[9])
+	case b[0] == 26 && len(b) == 19 && b[1] == 1:
+		// TransferFeeExtension (26), TransferCheckedWithFee (1): amount,
+		// decimals, fee; accounts as transferChecked's. Tag 26 exists in
+		// Token-2022 only.
+		if d.nAccounts(x) < 4 {
+			return tr, false, nil
+		}
+		tr.src, err = d.account(t, x, 0)
+		if err == nil {
+			tr.mint, err = d.account(t, x, 1)
+		}
+		if err == nil {
+			tr.dst, err = d.account(t, x, 2)
+		}
+		if err == nil {
+			tr.auth, err = d.account(t, x, 3)
+		}
+		if err != nil {
+			return tr, false, err
+		}
+		tr.amount = binary.LittleEndian.Uint64(b[2:10])
+		tr.decimals = int(b[10])
+		tr.fee = binary.LittleEndian.Uint64(b[11:19])
+		if tr.fee > tr.amount {
+			return tr, false, nil // not a transfer the token program would run
+		}
+		return tr, true, nil
 	default:
 		return tr, false, nil
 	}
@@ -680,7 +719,9 @@ func (d *Decoder) transferSides(inv int) (in, out side) {
 				in = side{mint: mint, dec: dec}
 			}
 			if bytes.Equal(in.mint, mint) {
-				in.amount += tr.amount
+				// what the pool's vault is credited: a Token-2022
+				// transfer fee stays withheld in it, not the pool's
+				in.amount += tr.amount - tr.fee
 				d.addTraderAcct(tr.src)
 			}
 			continue

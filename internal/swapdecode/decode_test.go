@@ -2,11 +2,14 @@ package swapdecode
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mr-tron/base58"
 
 	"github.com/assetd/assetd/internal/analytics"
 )
@@ -202,5 +205,44 @@ func TestTrades(t *testing.T) {
 	}
 	if !strings.HasPrefix(tx.Signature, "5SnGKXqN") {
 		t.Error(tx.Signature)
+	}
+}
+
+// TestTransferCheckedWithFee reads Token-2022's transferCheckedWithFee in
+// both encodings. No recorded transaction has one (shared/data/solana-tx
+// README), so the instructions here are SYNTHETIC: the layout is the
+// token program's (tag 26, sub-tag 1, amount u64, decimals u8, fee u64;
+// accounts source, mint, destination, authority; jsonParsed tokenAmount
+// and feeAmount), the keys are made up.
+func TestTransferCheckedWithFee(t *testing.T) {
+	keys := [][]byte{[]byte("synthetic-source"), []byte("synthetic-mint"), []byte("synthetic-destination"), []byte("synthetic-authority")}
+	data := make([]byte, 19)
+	data[0], data[1] = 26, 1
+	binary.LittleEndian.PutUint64(data[2:], 1_000_000)
+	data[10] = 6
+	binary.LittleEndian.PutUint64(data[11:], 2_500)
+	var d Decoder
+	d.p.accKeys = keys
+	bin := &ix{keyLo: 0, keyHi: 4, data: []byte(base58.Encode(data))}
+	parsed := &ix{hasParsed: true, ptype: []byte("transferCheckedWithFee"), src: keys[0], mint: keys[1], dst: keys[2], auth: keys[3],
+		amount: []byte("1000000"), fee: []byte("2500"), decimals: 6}
+	for name, x := range map[string]*ix{"json": bin, "jsonParsed": parsed} {
+		tr, ok, err := d.transfer(&txRaw{}, x)
+		if err != nil || !ok {
+			t.Fatalf("%s: ok %v err %v", name, ok, err)
+		}
+		if tr.amount != 1_000_000 || tr.fee != 2_500 || tr.decimals != 6 || string(tr.src) != "synthetic-source" ||
+			string(tr.mint) != "synthetic-mint" || string(tr.dst) != "synthetic-destination" || string(tr.auth) != "synthetic-authority" {
+			t.Errorf("%s: %+v", name, tr)
+		}
+	}
+	// A fee above the amount is no transfer the token program runs.
+	binary.LittleEndian.PutUint64(data[11:], 2_000_000)
+	if _, ok, _ := d.transfer(&txRaw{}, &ix{keyLo: 0, keyHi: 4, data: []byte(base58.Encode(data))}); ok {
+		t.Error("a fee above the amount was read as a transfer")
+	}
+	parsed.fee = []byte("2000000")
+	if _, _, err := d.transfer(&txRaw{}, parsed); err == nil {
+		t.Error("a parsed fee above the amount was accepted")
 	}
 }
