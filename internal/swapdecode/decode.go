@@ -567,6 +567,10 @@ func (d *Decoder) legs(t *txRaw) {
 			continue
 		}
 		v := &venues[f.venue]
+		if d.twoHop(t, i, f, v) {
+			pending.ok = false
+			continue
+		}
 		pool := d.pool(t, f, v)
 		var in, out side
 		if v.event {

@@ -246,3 +246,57 @@ func TestTransferCheckedWithFee(t *testing.T) {
 		t.Error("a parsed fee above the amount was accepted")
 	}
 }
+
+// TestWhirlpoolTwoHop splits a two-hop invocation into its two legs. No
+// recorded transaction has one (the recorded Whirlpool invocations are
+// swap and swapV2), so the invocation and its transfers are SYNTHETIC,
+// laid out as the program's: v1 moves the intermediate token through the
+// trader's account, v2 from pool one's vault to pool two's; the keys are
+// made up.
+func TestWhirlpoolTwoHop(t *testing.T) {
+	k := func(s string) []byte { return []byte("synthetic-" + s) }
+	v := &venues[venueIndex[OrcaWhirlpool]]
+	for _, c := range []struct {
+		name     string
+		disc     string
+		accounts [][]byte // pools at 2, 3 (v1) or 0, 1 (v2)
+		xfers    []xfer
+	}{
+		{"v1", whirlpoolTwoHop, [][]byte{k("token-program"), k("trader"), k("pool-one"), k("pool-two")}, []xfer{
+			{src: k("trader-a"), dst: k("vault-one-a"), mint: k("mint-a"), amount: 1_000, decimals: 6},
+			{src: k("vault-one-b"), dst: k("trader-b"), mint: k("mint-b"), amount: 500, decimals: 9},
+			{src: k("trader-b"), dst: k("vault-two-b"), mint: k("mint-b"), amount: 500, decimals: 9},
+			{src: k("vault-two-c"), dst: k("trader-c"), mint: k("mint-c"), amount: 70, decimals: 5},
+		}},
+		{"v2", whirlpoolTwoHopV2, [][]byte{k("pool-one"), k("pool-two")}, []xfer{
+			{src: k("trader-a"), dst: k("vault-one-a"), mint: k("mint-a"), amount: 1_000, decimals: 6},
+			{src: k("vault-one-b"), dst: k("vault-two-b"), mint: k("mint-b"), amount: 500, fee: 5, decimals: 9},
+			{src: k("vault-two-c"), dst: k("trader-c"), mint: k("mint-c"), amount: 70, decimals: 5},
+		}},
+	} {
+		var d Decoder
+		d.p.accKeys = c.accounts
+		d.xfers = c.xfers
+		for i := range c.xfers {
+			d.byInv = append(d.byInv, i)
+		}
+		d.invLo = []int{0, len(c.xfers)}
+		f := &flatIx{x: &ix{keyLo: 0, keyHi: len(c.accounts), data: []byte(base58.Encode([]byte(c.disc + "synthetic args")))}}
+		if !d.twoHop(&txRaw{}, 0, f, v) || len(d.rawLegs) != 2 {
+			t.Fatalf("%s: %d legs", c.name, len(d.rawLegs))
+		}
+		var tx Tx
+		d.output(&tx, []byte("synthetic-signature"), []byte("synthetic-payer"))
+		in2 := uint64(500)
+		if c.name == "v2" {
+			in2 = 495 // pool two is credited the intermediate amount net of its Token-2022 fee
+		}
+		want := []Leg{
+			{Index: 0, Program: OrcaWhirlpool, Venue: "orca_whirlpool", Pool: "synthetic-pool-one", InMint: "synthetic-mint-a", InAmount: 1_000, InDecimals: 6, OutMint: "synthetic-mint-b", OutAmount: 500, OutDecimals: 9},
+			{Index: 1, Program: OrcaWhirlpool, Venue: "orca_whirlpool", Pool: "synthetic-pool-two", InMint: "synthetic-mint-b", InAmount: in2, InDecimals: 9, OutMint: "synthetic-mint-c", OutAmount: 70, OutDecimals: 5},
+		}
+		if len(tx.Legs) != 2 || tx.Legs[0] != want[0] || tx.Legs[1] != want[1] {
+			t.Errorf("%s: legs %+v\nwant %+v", c.name, tx.Legs, want)
+		}
+	}
+}
