@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -21,7 +22,9 @@ import (
 	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/solanarpc"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/storage/postgres"
 	"github.com/assetd/assetd/internal/storage/sqlite"
+	"github.com/assetd/assetd/internal/storage/storetest"
 	"github.com/assetd/assetd/internal/swapdecode"
 	"github.com/assetd/assetd/internal/yellowstone/geyserpb"
 )
@@ -55,24 +58,70 @@ func wantTrades(t *testing.T, w *world) []string {
 	return out
 }
 
-// node is one process of the service over a store directory: the
-// store, the ingester and the stream's cursor.
+// nodeStore is what a process needs of the store (both engines).
+type nodeStore interface {
+	ingest.Store
+	chainsource.Store
+	Close() error
+}
+
+// engines opens the test's store: SQLite in a directory, and PostgreSQL
+// in a fresh schema when ASSETD_TEST_DATABASE_URL is set. Each call of
+// the returned function is one process's connection to the same data.
+func engines(t *testing.T) map[string]func(t *testing.T) func() nodeStore {
+	out := map[string]func(t *testing.T) func() nodeStore{
+		"sqlite": func(t *testing.T) func() nodeStore {
+			dir := t.TempDir()
+			return func() nodeStore {
+				st, err := sqlite.Open(context.Background(), dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return migrated(t, st)
+			}
+		},
+	}
+	url := os.Getenv("ASSETD_TEST_DATABASE_URL")
+	if url == "" {
+		t.Log("ASSETD_TEST_DATABASE_URL not set: PostgreSQL skipped")
+		return out
+	}
+	out["postgres"] = func(t *testing.T) func() nodeStore {
+		schema := storetest.PostgresSchema(t, url)
+		return func() nodeStore {
+			st, err := postgres.OpenSchema(context.Background(), url, schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return migrated(t, st)
+		}
+	}
+	return out
+}
+
+func migrated[S interface {
+	nodeStore
+	Migrate(context.Context) (int, error)
+}](t *testing.T, st S) nodeStore {
+	t.Helper()
+	t.Cleanup(func() { _ = st.Close() })
+	if _, err := st.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// node is one process of the service over the store: the store, the
+// ingester and the stream's cursor.
 type node struct {
-	st  *sqlite.Store
+	st  nodeStore
 	src *chainsource.Source
 }
 
-func startNode(t *testing.T, w *world, dir, name string, start int64, rpc chainsource.Caller) *node {
+func startNode(t *testing.T, w *world, open func() nodeStore, name string, start int64, rpc chainsource.Caller) *node {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st := open()
 	var last int64
 	for _, m := range w.metas {
 		last = max(last, m.GetBlockTime().GetTimestamp())
@@ -192,9 +241,14 @@ func stream(t *testing.T, w *world, n *node, msgs func(from int64) []*geyserpb.S
 // expected set; re-running every slot from an older start (its own
 // cursor) gives only duplicates.
 func TestCursorSinkRestartResumesFromCursor(t *testing.T) {
+	for name, engine := range engines(t) {
+		t.Run(name, func(t *testing.T) { testRestartResumesFromCursor(t, engine(t)) })
+	}
+}
+
+func testRestartResumesFromCursor(t *testing.T, dir func() nodeStore) {
 	w := newWorld(t)
 	want := wantTrades(t, w)
-	dir := t.TempDir()
 	crashAt := w.confirmed[4]
 
 	a := startNode(t, w, dir, "yellowstone", 0, nil)
@@ -293,9 +347,14 @@ func (r *rpcNode) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 // source's gap retries fill them through getBlocks/getBlock like the RPC
 // source's, completing the expected set exactly.
 func TestCursorSinkGapsSurviveRestartAndFillThroughGetBlock(t *testing.T) {
+	for name, engine := range engines(t) {
+		t.Run(name, func(t *testing.T) { testGapsSurviveRestart(t, engine(t)) })
+	}
+}
+
+func testGapsSurviveRestart(t *testing.T, dir func() nodeStore) {
 	w := newWorld(t)
 	want := wantTrades(t, w)
-	dir := t.TempDir()
 	// Miss the first and the last slot holding a USD-stable trade.
 	var withTrades []int64
 	for _, slot := range w.confirmed {
