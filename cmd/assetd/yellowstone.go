@@ -143,6 +143,7 @@ func (y *ysStream) follow(ctx context.Context, src *chainsource.Source, leader f
 		}
 		c := y.cfg
 		c.FromSlot = from
+		c.OnSessionEnd = src.NoteStreamError
 		log.Info("yellowstone subscription starts", "fromSlot", from)
 		_ = yellowstone.New(y.client, yellowstone.CursorSink{Cursor: src}, c).Run(term)
 		cancel()

@@ -3,6 +3,7 @@ package chainsource
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -192,4 +193,18 @@ func covered(gaps []storage.SourceGap, x int64) bool {
 		}
 	}
 	return false
+}
+
+func TestStreamErrorShowsUntilASlotIsStored(t *testing.T) {
+	src := New(Config{Pushed: true, Store: &memStore{}, Ingest: passIngest{}, Start: 10})
+	src.NoteStreamError(errors.New("yellowstone: receive: connection reset"))
+	if st := src.Status(); st.LastError != "yellowstone: receive: connection reset" {
+		t.Fatalf("lastError %q", st.LastError)
+	}
+	if err := src.StoreSlot(context.Background(), 10, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := src.Status(); st.LastError != "" {
+		t.Fatalf("lastError %q after a stored slot", st.LastError)
+	}
 }

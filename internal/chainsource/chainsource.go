@@ -110,6 +110,9 @@ type Source struct {
 	stats  Status
 	lastOK time.Time
 	lastBT int64 // blockTime of the newest stored block
+	// streamErr is why a streaming source's subscription last ended
+	// ("" once a slot is stored since).
+	streamErr string
 }
 
 // New returns a source (not running).

@@ -133,6 +133,9 @@ func (s *Source) Status() Status {
 		}
 		return 0
 	})
+	if st.LastError == "" {
+		st.LastError = s.streamErr
+	}
 	st.Gaps = slices.Clone(s.cur.Gaps)
 	if st.Gaps == nil {
 		st.Gaps = []storage.SourceGap{}

@@ -46,7 +46,7 @@ func (s *Source) Resume(ctx context.Context) (int64, error) {
 // frontier (a straggler) stores its trades and leaves the cursor where it
 // is; the store dedupes on (signature, leg). An empty cursor is seeded at
 // Config.Start, or just below the first slot.
-func (s *Source) StoreSlot(ctx context.Context, slot int64, txs []swapdecode.Tx, trades []analytics.Trade) error {
+func (s *Source) StoreSlot(ctx context.Context, slot int64, txs []swapdecode.Tx, trades []analytics.Trade) (err error) {
 	if err := s.load(ctx, slot); err != nil {
 		return err
 	}
@@ -55,6 +55,13 @@ func (s *Source) StoreSlot(ctx context.Context, slot int64, txs []swapdecode.Tx,
 	s.stats.HeadSlot = max(s.stats.HeadSlot, slot)
 	trades = s.account(txs, nonNil(trades))
 	s.mu.Unlock()
+	defer func() {
+		if err == nil {
+			s.mu.Lock()
+			s.streamErr = ""
+			s.mu.Unlock()
+		}
+	}()
 	return s.store(ctx, trades, nil, nil, slot)
 }
 
@@ -73,6 +80,18 @@ func (s *Source) StoreGap(ctx context.Context, from, to int64, cause string) err
 	s.stats.HeadSlot = max(s.stats.HeadSlot, to)
 	s.mu.Unlock()
 	return s.store(ctx, nil, []storage.SourceGap{{FromSlot: from, ToSlot: to, LastError: cause}}, nil, to)
+}
+
+// NoteStreamError records why the stream's subscription ended (a
+// disconnect, a refused request): Status reports it as lastError until
+// the next slot is stored.
+func (s *Source) NoteStreamError(err error) {
+	if err == nil {
+		return
+	}
+	s.mu.Lock()
+	s.streamErr = err.Error()
+	s.mu.Unlock()
 }
 
 // stepPushed is Step for a streaming source: the gaps that are due, once

@@ -433,11 +433,15 @@ func TestPendingSlotsAreBounded(t *testing.T) {
 	f := &fakeGeyser{script: func(int, *geyserpb.SubscribeRequest) ([]*geyserpb.SubscribeUpdate, error) { return msgs, nil }}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
+	var ended error
 	src := New(startServer(t, f), newSink(0), Config{MaxPendingSlots: 8, Sleep: func(ctx context.Context, _ time.Duration) error {
 		cancel() // the first session's end is what the test waits for
 		return ctx.Err()
-	}})
+	}, OnSessionEnd: func(err error) { ended = err }})
 	_ = src.Run(ctx)
+	if !errors.Is(ended, ErrPendingFull) {
+		t.Errorf("OnSessionEnd told %v, want ErrPendingFull", ended)
+	}
 	st := src.Stats()
 	if st.Reconnects != 1 || !strings.Contains(st.LastError, ErrPendingFull.Error()) {
 		t.Fatalf("reconnects %d, last error %q", st.Reconnects, st.LastError)

@@ -115,6 +115,9 @@ type Config struct {
 	Backoff func(attempt int) time.Duration
 	Sleep   func(ctx context.Context, d time.Duration) error
 	Logger  *slog.Logger
+	// OnSessionEnd, when set, is told why each subscription ended before
+	// the source reconnects (the operator's status shows it).
+	OnSessionEnd func(err error)
 }
 
 // Source follows a Yellowstone gRPC endpoint.
@@ -276,6 +279,9 @@ func (s *Source) Run(ctx context.Context) error {
 			st.LastError, st.LastErrorAt = err.Error(), time.Now()
 		})
 		s.log.Warn("yellowstone stream ended; reconnecting", "err", err, "attempt", attempt, "lastSlot", s.lastDone)
+		if s.cfg.OnSessionEnd != nil {
+			s.cfg.OnSessionEnd(err)
+		}
 		if err := s.cfg.Sleep(ctx, s.cfg.Backoff(attempt)); err != nil {
 			return err
 		}
