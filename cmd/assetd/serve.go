@@ -453,6 +453,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		if source, err = newTradeSource(cfg, rpc, st, sourceIngest, log); err != nil {
 			return err
 		}
+		defer source.close()
 		source.registerMetrics(m)
 	}
 	rate, window, _ := parseRate(cfg.rate)
@@ -555,15 +556,6 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		g.Go(func() error { defer close(flushStopped); trades.Run(gctx, candleSaveInterval); return nil })
 	} else {
 		close(flushStopped)
-	}
-	// Yellowstone gRPC trade source (--yellowstone-url; docs/tradesource.md).
-	ys, closeYS, err := newYellowstoneSource(cfg, rpc, trades, log)
-	if err != nil {
-		return err
-	}
-	defer closeYS()
-	if ys != nil {
-		g.Go(func() error { _ = ys.Run(gctx); return nil })
 	}
 	if feed != nil && cfg.demoTrades > 0 {
 		start := feed.from // the rest of the backfill ends where the synchronous part began

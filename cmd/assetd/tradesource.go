@@ -21,7 +21,6 @@ import (
 // tradeSourceFlags configure the chain trade source (docs/tradesource.md).
 type tradeSourceFlags struct {
 	rpcURL     string
-	wsURL      string
 	commitment string
 	encoding   string
 	rps        float64
@@ -31,7 +30,6 @@ type tradeSourceFlags struct {
 
 func addTradeSourceFlags(fs *flag.FlagSet, f *tradeSourceFlags) {
 	fs.StringVar(&f.rpcURL, "solana-rpc-url", "", "Solana JSON-RPC endpoint (public, a provider, or your own node); enables the chain trade source (docs/tradesource.md)")
-	fs.StringVar(&f.wsURL, "solana-ws-url", "", "reserved: Solana websocket endpoint for slotSubscribe (not used yet; the source polls getSlot)")
 	fs.StringVar(&f.commitment, "solana-commitment", "confirmed", "commitment of the source's calls: confirmed or finalized")
 	fs.StringVar(&f.encoding, "solana-encoding", "jsonParsed", "getBlock encoding: jsonParsed or json")
 	fs.Float64Var(&f.rps, "solana-rps", 10, "requests per second the trade source may send to the RPC endpoint (retries included)")
@@ -107,19 +105,38 @@ func (f tradeSourceFlags) sourceConfig(rpc *solanarpc.Client) chainsource.Config
 // tradeSource is serve's chain trade source and, with --redis-url, its own
 // lease (one replica runs it; another takes over from the stored cursor
 // within the lease TTL).
+//
+// With --yellowstone-url the stream delivers the slots instead (its own
+// cursor, "yellowstone", in the same table and transactions), and
+// --solana-rpc-url, when set, only fills what the stream missed: inline
+// (--yellowstone-max-fill) and as the cursor's gaps, retried like the RPC
+// source's.
 type tradeSource struct {
 	src     *chainsource.Source
 	elector *refresh.Elector
+	stream  *ysStream
+	log     *slog.Logger
 }
 
 func newTradeSource(cfg serveConfig, rpc *solanarpc.Client, st chainsource.Store, in chainsource.Ingester, log *slog.Logger) (*tradeSource, error) {
-	if rpc == nil || cfg.demo {
+	if (rpc == nil && cfg.yellowstone.url == "") || cfg.demo {
 		return nil, nil
 	}
 	log = log.With("component", "tradesource")
-	ts := &tradeSource{}
+	ts := &tradeSource{log: log}
 	sc := cfg.tradeSource.sourceConfig(rpc)
+	if rpc == nil {
+		sc.RPC = nil // no typed nil: a streaming source without RPC keeps its gaps open
+	}
 	sc.Store, sc.Ingest, sc.Log = st, in, log
+	if cfg.yellowstone.url != "" {
+		stream, err := newYellowstoneStream(cfg, rpc, sc.Stable, log.With("component", "yellowstone"))
+		if err != nil {
+			return nil, err
+		}
+		ts.stream = stream
+		sc.Name, sc.Pushed = "yellowstone", true
+	}
 	if cfg.redis.url != "" {
 		rdb, err := redisshare.Open(cfg.redis.url, cfg.redis.timeout)
 		if err != nil {
@@ -129,7 +146,7 @@ func newTradeSource(cfg serveConfig, rpc *solanarpc.Client, st chainsource.Store
 		sc.Leader = ts.elector.Leader
 	}
 	ts.src = chainsource.New(sc)
-	log.Info("chain trade source configured", "commitment", sc.Commitment, "encoding", sc.Encoding, "rps", cfg.tradeSource.rps, "lease", ts.elector != nil)
+	log.Info("chain trade source configured", "source", sc.Name, "commitment", sc.Commitment, "encoding", sc.Encoding, "rps", cfg.tradeSource.rps, "lease", ts.elector != nil)
 	return ts, nil
 }
 
@@ -137,11 +154,23 @@ func (ts *tradeSource) run(ctx context.Context) {
 	if ts == nil {
 		return
 	}
+	var leader func() bool
 	if ts.elector != nil {
 		ts.elector.Step(ctx)
 		go ts.elector.Run(ctx)
+		leader = ts.elector.Leader
+	}
+	if ts.stream != nil {
+		go ts.stream.follow(ctx, ts.src, leader, ts.log)
 	}
 	_ = ts.src.Run(ctx)
+}
+
+// close releases the stream's connection.
+func (ts *tradeSource) close() {
+	if ts != nil && ts.stream != nil {
+		ts.stream.close()
+	}
 }
 
 // status is the API's view (nil: no source).

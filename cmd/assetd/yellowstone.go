@@ -7,8 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"time"
 
-	"github.com/assetd/assetd/internal/ingest"
+	"github.com/assetd/assetd/internal/chainsource"
 	"github.com/assetd/assetd/internal/solanarpc"
 	"github.com/assetd/assetd/internal/yellowstone"
 	"github.com/assetd/assetd/internal/yellowstone/geyserpb"
@@ -68,38 +69,20 @@ func (b rpcBlocks) GetBlock(ctx context.Context, slot int64) (json.RawMessage, e
 	return raw, nil
 }
 
-// ingestSink stores each slot's trades through the durable ingest (the
-// same path as POST /v1/internal/trades, deduplicated by the store) and
-// logs gaps. It keeps no cursor: a restart resumes at the live tip.
-type ingestSink struct {
-	trades *ingest.Ingester
-	log    *slog.Logger
+// ysStream is the Yellowstone subscription of serve's trade source: a
+// connection and the configuration of a yellowstone.Source, one per
+// leadership term, that stores through the chain source's cursor
+// (yellowstone.CursorSink over a chainsource.Source with Pushed).
+type ysStream struct {
+	client geyserpb.GeyserClient
+	cfg    yellowstone.Config
+	close  func()
 }
 
-func (s ingestSink) Slot(ctx context.Context, b yellowstone.Batch) error {
-	if len(b.Trades) == 0 {
-		return nil
-	}
-	if _, err := s.trades.Ingest(ctx, b.Trades); err != nil {
-		return fmt.Errorf("store trades of slot %d: %w", b.Slot, err)
-	}
-	return nil
-}
-
-func (s ingestSink) Gap(_ context.Context, g yellowstone.Gap) error {
-	s.log.Warn("yellowstone: slots missed and not filled", "from", g.FromSlot, "to", g.ToSlot, "err", g.Err)
-	return nil
-}
-
-// newYellowstoneSource returns the source and a close function, or nil
-// without --yellowstone-url (or with --demo, or without an ingester).
-func newYellowstoneSource(cfg serveConfig, rpc *solanarpc.Client, trades *ingest.Ingester, log *slog.Logger) (*yellowstone.Source, func(), error) {
-	if cfg.yellowstone.url == "" || cfg.demo || trades == nil {
-		return nil, func() {}, nil
-	}
-	stable, err := cfg.tradeSource.stableMints()
-	if err != nil {
-		return nil, nil, err
+// newYellowstoneStream dials --yellowstone-url (nil without it).
+func newYellowstoneStream(cfg serveConfig, rpc *solanarpc.Client, stable map[string]bool, log *slog.Logger) (*ysStream, error) {
+	if cfg.yellowstone.url == "" {
+		return nil, nil
 	}
 	var fetch yellowstone.BlockFetcher
 	if rpc != nil {
@@ -107,16 +90,73 @@ func newYellowstoneSource(cfg serveConfig, rpc *solanarpc.Client, trades *ingest
 	}
 	conn, err := yellowstone.Dial(cfg.yellowstone.url)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	log = log.With("component", "yellowstone")
-	src := yellowstone.New(geyserpb.NewGeyserClient(conn), ingestSink{trades: trades, log: log}, yellowstone.Config{
-		Token:        cfg.yellowstone.token,
-		MaxFillSlots: cfg.yellowstone.maxFill,
-		Stable:       stable,
-		Fetcher:      fetch,
-		Logger:       log,
-	})
-	log.Info("yellowstone trade source", "url", cfg.yellowstone.url, "programs", len(yellowstone.DEXPrograms))
-	return src, func() { _ = conn.Close() }, nil
+	log.Info("yellowstone trade source", "url", cfg.yellowstone.url, "programs", len(yellowstone.DEXPrograms), "fill", fetch != nil)
+	return &ysStream{client: geyserpb.NewGeyserClient(conn), close: func() { _ = conn.Close() },
+		cfg: yellowstone.Config{
+			Token:        cfg.yellowstone.token,
+			MaxFillSlots: cfg.yellowstone.maxFill,
+			Stable:       stable,
+			Fetcher:      fetch,
+			Logger:       log,
+		}}, nil
+}
+
+// follow runs the subscription while this replica leads (leader nil:
+// always), each term from the stored cursor: from_slot = its frontier+1.
+func (y *ysStream) follow(ctx context.Context, src *chainsource.Source, leader func() bool, log *slog.Logger) {
+	const recheck = time.Second // leadership is re-checked this often
+	for ctx.Err() == nil {
+		if leader != nil && !leader() {
+			if sleepCtx(ctx, recheck) != nil {
+				return
+			}
+			continue
+		}
+		term, cancel := context.WithCancel(ctx)
+		if leader != nil {
+			go func() {
+				t := time.NewTicker(recheck)
+				defer t.Stop()
+				for {
+					select {
+					case <-term.Done():
+						return
+					case <-t.C:
+						if !leader() {
+							cancel()
+							return
+						}
+					}
+				}
+			}()
+		}
+		from, err := src.Resume(term)
+		if err != nil {
+			cancel()
+			log.Warn("yellowstone: cannot read the cursor; retrying", "err", err)
+			if sleepCtx(ctx, recheck) != nil {
+				return
+			}
+			continue
+		}
+		c := y.cfg
+		c.FromSlot = from
+		c.OnSessionEnd = src.NoteStreamError
+		log.Info("yellowstone subscription starts", "fromSlot", from)
+		_ = yellowstone.New(y.client, yellowstone.CursorSink{Cursor: src}, c).Run(term)
+		cancel()
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

@@ -62,6 +62,35 @@ func TestServeSubscribesToYellowstone(t *testing.T) {
 		if f := sub.req.GetTransactions()["assetd_dex"]; f == nil || !slices.Equal(f.GetAccountInclude(), yellowstone.DEXPrograms) {
 			t.Errorf("transaction filter %v", f)
 		}
+		if sub.req.FromSlot != nil { // an empty cursor, --solana-start-slot latest: the live tip
+			t.Errorf("from_slot %d on an empty cursor", sub.req.GetFromSlot())
+		}
+	case <-time.After(eventuallyDeadline):
+		t.Fatal("serve never subscribed")
+	}
+}
+
+// TestServeYellowstoneStartsAtTheStartSlot: an empty stream cursor with
+// --solana-start-slot N subscribes with from_slot N (a stored cursor
+// would win: internal/yellowstone's cursor tests).
+func TestServeYellowstoneStartsAtTheStartSlot(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &subscribeRecorder{got: make(chan subscription, 1)}
+	gs := grpc.NewServer()
+	geyserpb.RegisterGeyserServer(gs, rec)
+	go func() { _ = gs.Serve(lis) }()
+	t.Cleanup(gs.Stop)
+
+	s := startServer(t, "--data-dir", t.TempDir(), "--yellowstone-url", "http://"+lis.Addr().String(), "--solana-start-slot", "398202772")
+	defer s.stop()
+	select {
+	case sub := <-rec.got:
+		if sub.req.FromSlot == nil || sub.req.GetFromSlot() != 398202772 {
+			t.Errorf("from_slot %v, want 398202772", sub.req.FromSlot)
+		}
 	case <-time.After(eventuallyDeadline):
 		t.Fatal("serve never subscribed")
 	}

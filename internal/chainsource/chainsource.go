@@ -49,7 +49,8 @@ type Ingester interface {
 // StartLatest seeds an empty cursor at the head slot.
 const StartLatest int64 = -1
 
-// Config configures a Source. RPC, Store and Ingest are required.
+// Config configures a Source. Store and Ingest are required, RPC too
+// unless Pushed (a streaming source without RPC keeps its gaps open).
 type Config struct {
 	RPC    Caller
 	Store  Store
@@ -82,6 +83,11 @@ type Config struct {
 	// slot). GapBackoff is the first pause before a gap is retried,
 	// doubling per attempt up to 5 minutes (default 1 s).
 	Poll, GapBackoff time.Duration
+	// Pushed makes a streaming source's cursor (Yellowstone): slots come
+	// through StoreSlot and StoreGap, Step fetches no new slot and only
+	// retries the gaps through RPC (none without RPC), and the head is
+	// the newest pushed slot (stream.go).
+	Pushed bool
 	// Leader says whether this replica runs the source (nil: always).
 	Leader func() bool
 	// Clock and Sleep default to the wall clock.
@@ -94,6 +100,8 @@ type Config struct {
 type Source struct {
 	cfg Config
 
+	// wmu serializes cursor writes (store); mu guards the fields below.
+	wmu    sync.Mutex
 	mu     sync.Mutex
 	cur    storage.SourceCursor
 	loaded bool
@@ -102,6 +110,9 @@ type Source struct {
 	stats  Status
 	lastOK time.Time
 	lastBT int64 // blockTime of the newest stored block
+	// streamErr is why a streaming source's subscription last ended
+	// ("" once a slot is stored since).
+	streamErr string
 }
 
 // New returns a source (not running).
@@ -209,6 +220,9 @@ func (s *Source) Step(ctx context.Context) (more bool, err error) {
 	s.active = true
 	s.mu.Unlock()
 	defer func() { s.noteStep(err) }()
+	if s.cfg.Pushed {
+		return false, s.stepPushed(ctx)
+	}
 	var head int64
 	if err := s.cfg.RPC.Call(ctx, "getSlot", []any{map[string]any{"commitment": s.cfg.Commitment}}, &head); err != nil {
 		return false, err
@@ -325,10 +339,17 @@ func (s *Source) fetch(ctx context.Context, slot int64) fetched {
 		s.mu.Unlock()
 		return fetched{slot: slot, err: fmt.Errorf("decode block %d: %w", slot, err)}
 	}
-	var trades []analytics.Trade
-	var bt int64
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return fetched{slot: slot, trades: s.account(txs, nil)}
+}
+
+// account counts one block's (or streamed slot's) transactions, legs and
+// trades and returns its trades: given (a streaming source decodes its
+// own) or from Config.Trades. Callers hold mu.
+func (s *Source) account(txs []swapdecode.Tx, given []analytics.Trade) []analytics.Trade {
+	var trades []analytics.Trade
+	var bt int64
 	s.stats.Blocks.Fetched++
 	for i := range txs {
 		tx := &txs[i]
@@ -347,25 +368,52 @@ func (s *Source) fetch(ctx context.Context, slot int64) fetched {
 		for _, p := range tx.Unparsed {
 			s.program(p, "").Unparsed++
 		}
-		tt := s.cfg.Trades(*tx, s.cfg.Stable)
-		for _, t := range tt {
-			s.program(t.Program, t.Venue).Stable++
+		if given == nil {
+			trades = append(trades, s.cfg.Trades(*tx, s.cfg.Stable)...)
 		}
-		trades = append(trades, tt...)
+	}
+	if given != nil {
+		trades = given
+	}
+	for _, t := range trades {
+		s.program(t.Program, t.Venue).Stable++
 	}
 	s.lastBT = max(s.lastBT, bt)
-	return fetched{slot: slot, trades: trades}
+	return trades
 }
 
 // commit fetches the blocks of slots (ascending), then stores their
 // trades with the cursor moved to frontier (new slots; 0: gaps only) and
-// the fetch failures recorded as gaps, filled gaps in fill removed.
+// the fetch failures recorded as gaps; the slots of fill that were
+// fetched leave the gaps.
 func (s *Source) commit(ctx context.Context, slots []int64, fill []int64, frontier int64) error {
+	results := s.fetchAll(ctx, slots)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	var trades []analytics.Trade
-	var failed []fetched
-	filled := map[int64]bool{}
-	// The blocks are fetched concurrently (Fetchers at a time, under the
-	// client's shared request budget) and taken in slot order.
+	var failed []storage.SourceGap
+	ok := map[int64]bool{}
+	for _, f := range results {
+		if f.err != nil {
+			failed = append(failed, storage.SourceGap{FromSlot: f.slot, ToSlot: f.slot, LastError: f.err.Error()})
+			continue
+		}
+		ok[f.slot] = true
+		trades = append(trades, f.trades...)
+	}
+	var filled []int64
+	for _, slot := range fill {
+		if ok[slot] {
+			filled = append(filled, slot)
+		}
+	}
+	return s.store(ctx, trades, failed, filled, frontier)
+}
+
+// fetchAll fetches the blocks of slots concurrently (Fetchers at a time,
+// under the client's shared request budget), results in slot order.
+func (s *Source) fetchAll(ctx context.Context, slots []int64) []fetched {
 	results := make([]fetched, len(slots))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, s.cfg.Fetchers)
@@ -377,29 +425,26 @@ func (s *Source) commit(ctx context.Context, slots []int64, fill []int64, fronti
 		})
 	}
 	wg.Wait()
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	for _, f := range results {
-		slot := f.slot
-		if f.err != nil {
-			failed = append(failed, f)
-			continue
-		}
-		filled[slot] = true
-		trades = append(trades, f.trades...)
-	}
+	return results
+}
+
+// store writes trades with the next cursor in one store transaction: the
+// slots of filled leave the gaps, the failed fetches become (or retry)
+// gaps, and the frontier moves to frontier when that is further. Writes
+// are serialized (wmu): a streaming source's slots and the gap retries
+// of Run build on the same cursor.
+func (s *Source) store(ctx context.Context, trades []analytics.Trade, failed []storage.SourceGap, filled []int64, frontier int64) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	s.mu.Lock()
 	next := s.cur
 	next.Gaps = slices.Clone(next.Gaps)
 	s.mu.Unlock()
-	for _, slot := range fill {
-		if filled[slot] {
-			next.Gaps = removeSlot(next.Gaps, slot)
-		}
+	for _, slot := range filled {
+		next.Gaps = removeSlot(next.Gaps, slot)
 	}
-	for _, f := range failed {
-		next.Gaps = addGap(next.Gaps, f.slot, f.err.Error())
+	for _, g := range failed {
+		next.Gaps = addGapRange(next.Gaps, g.FromSlot, g.ToSlot, g.LastError, s.cfg.MaxGaps)
 	}
 	if frontier > next.Frontier {
 		next.Frontier = frontier
@@ -420,7 +465,7 @@ func (s *Source) commit(ctx context.Context, slots []int64, fill []int64, fronti
 			s.loaded = false
 			s.mu.Unlock()
 		}
-		return fmt.Errorf("store blocks through slot %d: %w", frontier, err)
+		return fmt.Errorf("store blocks through slot %d: %w", max(frontier, next.Frontier), err)
 	}
 	next.Version++
 	s.mu.Lock()
@@ -433,15 +478,35 @@ func (s *Source) commit(ctx context.Context, slots []int64, fill []int64, fronti
 		s.stats.Trades.Rejected[r] += int64(n)
 	}
 	for _, f := range failed {
-		g := gapOf(next.Gaps, f.slot)
+		g := gapOf(next.Gaps, f.FromSlot)
 		s.next[g.FromSlot] = now.Add(backoff(s.cfg.GapBackoff, g.Attempts))
+	}
+	// Retry times of closed (or split) gaps go: the map holds at most one
+	// entry per open gap (at most MaxGaps).
+	for from := range s.next {
+		if !hasGap(next.Gaps, from) {
+			delete(s.next, from)
+		}
 	}
 	return nil
 }
 
+// hasGap reports whether a gap starts at from.
+func hasGap(gaps []storage.SourceGap, from int64) bool {
+	for _, g := range gaps {
+		if g.FromSlot == from {
+			return true
+		}
+	}
+	return false
+}
+
 // retryGaps refetches the gaps that are due; a gap is a range of produced
 // slots, so getBlocks first says which of its slots exist (a slot the node
-// now calls skipped closes).
+// now calls skipped closes). One pass takes at most Window slots of a gap
+// and commits them Batch produced slots at a time, so a long gap (a
+// streaming source's outage) is filled over several passes in bounded
+// memory.
 func (s *Source) retryGaps(ctx context.Context) error {
 	s.mu.Lock()
 	now := s.cfg.Clock()
@@ -453,8 +518,9 @@ func (s *Source) retryGaps(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	for _, g := range due {
+		to := min(g.ToSlot, g.FromSlot+int64(s.cfg.Window)-1)
 		var slots []int64
-		if err := s.cfg.RPC.Call(ctx, "getBlocks", []any{g.FromSlot, g.ToSlot, map[string]any{"commitment": s.cfg.Commitment}}, &slots); err != nil {
+		if err := s.cfg.RPC.Call(ctx, "getBlocks", []any{g.FromSlot, to, map[string]any{"commitment": s.cfg.Commitment}}, &slots); err != nil {
 			return err
 		}
 		listed := map[int64]bool{}
@@ -462,37 +528,53 @@ func (s *Source) retryGaps(ctx context.Context) error {
 			listed[x] = true
 		}
 		var fetch, fill []int64
-		for x := g.FromSlot; x <= g.ToSlot; x++ {
+		for x := g.FromSlot; x <= to; x++ {
 			fill = append(fill, x)
 			if listed[x] {
 				fetch = append(fetch, x)
 			}
-		}
-		// Unlisted slots of the gap are skipped: filled without a fetch.
-		if err := s.commitGap(ctx, fetch, fill); err != nil {
-			return err
+			if len(fetch) == s.cfg.Batch || x == to {
+				// Unlisted slots of the gap are skipped: filled without a fetch.
+				if err := s.commitGap(ctx, fetch, fill); err != nil {
+					return err
+				}
+				fetch, fill = fetch[:0], fill[:0]
+			}
 		}
 	}
 	return nil
 }
 
-// commitGap is commit for a gap's slots: every slot of fill not fetched
-// successfully (or skipped) stays a gap.
+// commitGap is commit for a gap's slots: the slots of fill that are not
+// in fetch (not produced: skipped) and those fetched successfully leave
+// the gaps; a failed fetch stays a gap with one more attempt.
 func (s *Source) commitGap(ctx context.Context, fetch, fill []int64) error {
-	// Slots of fill that were not listed are skipped: mark them filled by
-	// treating them as fetched with no trades.
 	listed := map[int64]bool{}
 	for _, x := range fetch {
 		listed[x] = true
 	}
-	s.mu.Lock()
+	results := s.fetchAll(ctx, fetch)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var trades []analytics.Trade
+	var failed []storage.SourceGap
+	ok := map[int64]bool{}
+	for _, f := range results {
+		if f.err != nil {
+			failed = append(failed, storage.SourceGap{FromSlot: f.slot, ToSlot: f.slot, LastError: f.err.Error()})
+			continue
+		}
+		ok[f.slot] = true
+		trades = append(trades, f.trades...)
+	}
+	var filled []int64
 	for _, x := range fill {
-		if !listed[x] {
-			s.cur.Gaps = removeSlot(s.cur.Gaps, x) // committed with the next write
+		if !listed[x] || ok[x] {
+			filled = append(filled, x)
 		}
 	}
-	s.mu.Unlock()
-	return s.commit(ctx, fetch, fetch, 0)
+	return s.store(ctx, trades, failed, filled, 0)
 }
 
 func backoff(base time.Duration, attempts int) time.Duration {
@@ -517,6 +599,33 @@ func addGap(gaps []storage.SourceGap, slot int64, msg string) []storage.SourceGa
 		}
 	}
 	gaps = append(gaps, storage.SourceGap{FromSlot: slot, ToSlot: slot, Attempts: 1, LastError: msg})
+	sort.Slice(gaps, func(i, j int) bool { return gaps[i].FromSlot < gaps[j].FromSlot })
+	return gaps
+}
+
+// addGapRange records the slots from..to as a gap: one slot is addGap's;
+// a range (a streaming source's missed slots, beyond the frontier) is a
+// new gap. With max gaps open already, the range joins the last gap,
+// which then also covers the processed slots between them: they are
+// fetched again when it is retried, giving duplicates only, and the
+// gap list (stored with the cursor) stays bounded.
+func addGapRange(gaps []storage.SourceGap, from, to int64, msg string, maxGaps int) []storage.SourceGap {
+	if from == to {
+		for _, g := range gaps {
+			if from >= g.FromSlot && from <= g.ToSlot+1 {
+				return addGap(gaps, from, msg) // one more attempt, or extends it
+			}
+		}
+	}
+	if n := len(gaps); maxGaps > 0 && n >= maxGaps && gaps[n-1].ToSlot < from {
+		gaps[n-1].ToSlot = to
+		gaps[n-1].LastError = msg
+		return gaps
+	}
+	if from == to {
+		return addGap(gaps, from, msg)
+	}
+	gaps = append(gaps, storage.SourceGap{FromSlot: from, ToSlot: to, Attempts: 1, LastError: msg})
 	sort.Slice(gaps, func(i, j int) bool { return gaps[i].FromSlot < gaps[j].FromSlot })
 	return gaps
 }

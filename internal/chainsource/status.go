@@ -56,6 +56,13 @@ type Status struct {
 	programs map[string]*ProgramCount
 }
 
+// MaxPrograms bounds the programs counted one by one; OtherPrograms is
+// the row of the rest.
+const (
+	MaxPrograms   = 256
+	OtherPrograms = "other"
+)
+
 // ProgramCount counts one program's legs and trades.
 type ProgramCount struct {
 	Program  string `json:"program"`
@@ -72,8 +79,17 @@ func newStatus(name string) Status {
 }
 
 // program returns the count of program (callers hold mu).
+//
+// The unparsed programs are whatever moves tokens on chain: past
+// MaxPrograms distinct ids, new ones are counted together under
+// OtherPrograms, so the map (and the status, the metric series) stays
+// bounded however long the source follows.
 func (s *Source) program(id, venue string) *ProgramCount {
 	p := s.stats.programs[id]
+	if p == nil && len(s.stats.programs) >= MaxPrograms {
+		id, venue = OtherPrograms, ""
+		p = s.stats.programs[id]
+	}
 	if p == nil {
 		p = &ProgramCount{Program: id}
 		s.stats.programs[id] = p
@@ -92,7 +108,9 @@ func (s *Source) noteStep(err error) {
 		return
 	}
 	s.stats.LastError = ""
-	s.lastOK = s.cfg.Clock()
+	if !s.cfg.Pushed { // a streaming source is alive when its slots arrive
+		s.lastOK = s.cfg.Clock()
+	}
 }
 
 // Status returns a copy of the source's status now.
@@ -115,6 +133,9 @@ func (s *Source) Status() Status {
 		}
 		return 0
 	})
+	if st.LastError == "" {
+		st.LastError = s.streamErr
+	}
 	st.Gaps = slices.Clone(s.cur.Gaps)
 	if st.Gaps == nil {
 		st.Gaps = []storage.SourceGap{}

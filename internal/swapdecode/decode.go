@@ -22,6 +22,12 @@ type Decoder struct {
 	byInv  []int    // transfer indices grouped by invocation: byInv[invLo[i]:invLo[i+1]]
 	invLo  []int
 	buf    []byte
+	// rawLegs and arena are reused per transaction: the legs are found
+	// over byte slices of the input, then their strings (and the
+	// signature's and fee payer's) are made in one allocation, the legs
+	// in another (output.go).
+	rawLegs []rawLeg
+	arena   []byte
 }
 
 type flatIx struct {
@@ -37,9 +43,10 @@ type xfer struct {
 	src, dst, auth, mint []byte
 	srcOwner, dstOwner   []byte // from the token balances (nil unknown)
 	amount               uint64
-	decimals             int // -1 unknown
-	inv                  int // DEX invocation it belongs to, -1 none
-	parent               int // flat index of the instruction that invoked the token program
+	fee                  uint64 // Token-2022 transfer fee withheld at dst (transferCheckedWithFee), <= amount
+	decimals             int    // -1 unknown
+	inv                  int    // DEX invocation it belongs to, -1 none
+	parent               int    // flat index of the instruction that invoked the token program
 }
 
 type pumpEvent struct {
@@ -106,28 +113,34 @@ var errRange = fmt.Errorf("%w: index out of range", errSyntax)
 
 // decode turns one parsed transaction into its legs.
 func (d *Decoder) decode(t *txRaw) (Tx, error) {
-	tx := Tx{Slot: t.slot, BlockTime: t.blockTime, Signature: string(t.sig), Failed: t.failed}
+	tx := Tx{Slot: t.slot, BlockTime: t.blockTime, Failed: t.failed}
 	if !t.parsedKeys {
 		t.keys = append(append(t.keys, t.loadedW...), t.loadedR...)
 		for i := range t.signer {
 			t.signer[i] = i < t.nSigners
 		}
 	}
+	var payer []byte
 	if len(t.keys) > 0 {
-		tx.FeePayer = string(t.keys[0])
+		payer = t.keys[0]
 	}
+	d.rawLegs = d.rawLegs[:0]
 	if t.failed {
+		d.output(&tx, t.sig, payer)
 		return tx, nil
 	}
 	if err := d.flatten(t); err != nil {
+		d.output(&tx, t.sig, payer)
 		return tx, err
 	}
 	if err := d.collect(t); err != nil {
+		d.output(&tx, t.sig, payer)
 		return tx, err
 	}
 	d.traders(t)
 	tx.Unparsed = d.unparsed()
-	d.legs(t, &tx)
+	d.legs(t)
+	d.output(&tx, t.sig, payer)
 	return tx, nil
 }
 
@@ -289,12 +302,14 @@ func (d *Decoder) collect(t *txRaw) error {
 	return nil
 }
 
-// transfer reads a Token / Token-2022 transfer or transferChecked.
+// transfer reads a Token / Token-2022 transfer, transferChecked or
+// (Token-2022's transfer-fee extension) transferCheckedWithFee, whose fee
+// the destination's account withholds: it receives amount - fee.
 func (d *Decoder) transfer(t *txRaw, x *ix) (xfer, bool, error) {
 	tr := xfer{decimals: -1}
 	if x.hasParsed {
 		switch string(x.ptype) {
-		case "transfer", "transferChecked":
+		case "transfer", "transferChecked", "transferCheckedWithFee":
 		default:
 			return tr, false, nil
 		}
@@ -308,12 +323,21 @@ func (d *Decoder) transfer(t *txRaw, x *ix) (xfer, bool, error) {
 		} else {
 			tr.amount = x.amountNum
 		}
-		if string(x.ptype) == "transferChecked" {
+		if string(x.ptype) != "transfer" {
 			tr.decimals = x.decimals
+		}
+		if x.fee != nil {
+			v, err := strconv.ParseUint(string(x.fee), 10, 64)
+			if err != nil || v > tr.amount {
+				return tr, false, fmt.Errorf("%w: transfer fee %q of %d", errSyntax, x.fee, tr.amount)
+			}
+			tr.fee = v
 		}
 		return tr, tr.src != nil && tr.dst != nil, nil
 	}
-	if len(x.data) == 0 || len(x.data) > 24 { // transfer data is 9 or 10 bytes
+	// transfer data is 9 bytes, transferChecked 10, transferCheckedWithFee
+	// 19 (at most 26 base58 characters)
+	if len(x.data) == 0 || len(x.data) > 26 {
 		return tr, false, nil
 	}
 	b, ok := b58decode(d.buf, x.data)
@@ -349,6 +373,33 @@ func (d *Decoder) transfer(t *txRaw, x *ix) (xfer, bool, error) {
 			tr.auth, err = d.account(t, x, 3)
 		}
 		tr.decimals = int(b[9])
+	case b[0] == 26 && len(b) == 19 && b[1] == 1:
+		// TransferFeeExtension (26), TransferCheckedWithFee (1): amount,
+		// decimals, fee; accounts as transferChecked's. Tag 26 exists in
+		// Token-2022 only.
+		if d.nAccounts(x) < 4 {
+			return tr, false, nil
+		}
+		tr.src, err = d.account(t, x, 0)
+		if err == nil {
+			tr.mint, err = d.account(t, x, 1)
+		}
+		if err == nil {
+			tr.dst, err = d.account(t, x, 2)
+		}
+		if err == nil {
+			tr.auth, err = d.account(t, x, 3)
+		}
+		if err != nil {
+			return tr, false, err
+		}
+		tr.amount = binary.LittleEndian.Uint64(b[2:10])
+		tr.decimals = int(b[10])
+		tr.fee = binary.LittleEndian.Uint64(b[11:19])
+		if tr.fee > tr.amount {
+			return tr, false, nil // not a transfer the token program would run
+		}
+		return tr, true, nil
 	default:
 		return tr, false, nil
 	}
@@ -497,7 +548,7 @@ type side struct {
 // legs builds one leg per DEX invocation that swaps. Consecutive
 // invocations of one program on one pool under the same parent that each
 // move tokens one way (OpenBook v1: new order, then settle funds) merge.
-func (d *Decoder) legs(t *txRaw, tx *Tx) {
+func (d *Decoder) legs(t *txRaw) {
 	var pending struct {
 		ok      bool
 		venue   int
@@ -516,6 +567,10 @@ func (d *Decoder) legs(t *txRaw, tx *Tx) {
 			continue
 		}
 		v := &venues[f.venue]
+		if d.twoHop(t, i, f, v) {
+			pending.ok = false
+			continue
+		}
 		pool := d.pool(t, f, v)
 		var in, out side
 		if v.event {
@@ -544,18 +599,7 @@ func (d *Decoder) legs(t *txRaw, tx *Tx) {
 		if bytes.Equal(in.mint, out.mint) {
 			continue
 		}
-		tx.Legs = append(tx.Legs, Leg{
-			Index:       len(tx.Legs),
-			Program:     v.Program,
-			Venue:       v.Name,
-			Pool:        internKey(pool),
-			InMint:      internKey(in.mint),
-			InAmount:    in.amount,
-			InDecimals:  in.dec,
-			OutMint:     internKey(out.mint),
-			OutAmount:   out.amount,
-			OutDecimals: out.dec,
-		})
+		d.rawLegs = append(d.rawLegs, rawLeg{venue: v, pool: pool, in: in, out: out})
 	}
 }
 
@@ -679,7 +723,9 @@ func (d *Decoder) transferSides(inv int) (in, out side) {
 				in = side{mint: mint, dec: dec}
 			}
 			if bytes.Equal(in.mint, mint) {
-				in.amount += tr.amount
+				// what the pool's vault is credited: a Token-2022
+				// transfer fee stays withheld in it, not the pool's
+				in.amount += tr.amount - tr.fee
 				d.addTraderAcct(tr.src)
 			}
 			continue
@@ -716,17 +762,4 @@ func (d *Decoder) addTraderAcct(k []byte) {
 	if k != nil && !indexOf(d.tacct, k) {
 		d.tacct = append(d.tacct, k)
 	}
-}
-
-// internKey returns common keys without allocating.
-func internKey(b []byte) string {
-	switch string(b) {
-	case usdcMint:
-		return usdcMint
-	case usdtMint:
-		return usdtMint
-	case WrappedSOL:
-		return WrappedSOL
-	}
-	return string(b)
 }

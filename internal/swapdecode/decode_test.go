@@ -2,11 +2,14 @@ package swapdecode
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mr-tron/base58"
 
 	"github.com/assetd/assetd/internal/analytics"
 )
@@ -202,5 +205,98 @@ func TestTrades(t *testing.T) {
 	}
 	if !strings.HasPrefix(tx.Signature, "5SnGKXqN") {
 		t.Error(tx.Signature)
+	}
+}
+
+// TestTransferCheckedWithFee reads Token-2022's transferCheckedWithFee in
+// both encodings. No recorded transaction has one (shared/data/solana-tx
+// README), so the instructions here are SYNTHETIC: the layout is the
+// token program's (tag 26, sub-tag 1, amount u64, decimals u8, fee u64;
+// accounts source, mint, destination, authority; jsonParsed tokenAmount
+// and feeAmount), the keys are made up.
+func TestTransferCheckedWithFee(t *testing.T) {
+	keys := [][]byte{[]byte("synthetic-source"), []byte("synthetic-mint"), []byte("synthetic-destination"), []byte("synthetic-authority")}
+	data := make([]byte, 19)
+	data[0], data[1] = 26, 1
+	binary.LittleEndian.PutUint64(data[2:], 1_000_000)
+	data[10] = 6
+	binary.LittleEndian.PutUint64(data[11:], 2_500)
+	var d Decoder
+	d.p.accKeys = keys
+	bin := &ix{keyLo: 0, keyHi: 4, data: []byte(base58.Encode(data))}
+	parsed := &ix{hasParsed: true, ptype: []byte("transferCheckedWithFee"), src: keys[0], mint: keys[1], dst: keys[2], auth: keys[3],
+		amount: []byte("1000000"), fee: []byte("2500"), decimals: 6}
+	for name, x := range map[string]*ix{"json": bin, "jsonParsed": parsed} {
+		tr, ok, err := d.transfer(&txRaw{}, x)
+		if err != nil || !ok {
+			t.Fatalf("%s: ok %v err %v", name, ok, err)
+		}
+		if tr.amount != 1_000_000 || tr.fee != 2_500 || tr.decimals != 6 || string(tr.src) != "synthetic-source" ||
+			string(tr.mint) != "synthetic-mint" || string(tr.dst) != "synthetic-destination" || string(tr.auth) != "synthetic-authority" {
+			t.Errorf("%s: %+v", name, tr)
+		}
+	}
+	// A fee above the amount is no transfer the token program runs.
+	binary.LittleEndian.PutUint64(data[11:], 2_000_000)
+	if _, ok, _ := d.transfer(&txRaw{}, &ix{keyLo: 0, keyHi: 4, data: []byte(base58.Encode(data))}); ok {
+		t.Error("a fee above the amount was read as a transfer")
+	}
+	parsed.fee = []byte("2000000")
+	if _, _, err := d.transfer(&txRaw{}, parsed); err == nil {
+		t.Error("a parsed fee above the amount was accepted")
+	}
+}
+
+// TestWhirlpoolTwoHop splits a two-hop invocation into its two legs. No
+// recorded transaction has one (the recorded Whirlpool invocations are
+// swap and swapV2), so the invocation and its transfers are SYNTHETIC,
+// laid out as the program's: v1 moves the intermediate token through the
+// trader's account, v2 from pool one's vault to pool two's; the keys are
+// made up.
+func TestWhirlpoolTwoHop(t *testing.T) {
+	k := func(s string) []byte { return []byte("synthetic-" + s) }
+	v := &venues[venueIndex[OrcaWhirlpool]]
+	for _, c := range []struct {
+		name     string
+		disc     string
+		accounts [][]byte // pools at 2, 3 (v1) or 0, 1 (v2)
+		xfers    []xfer
+	}{
+		{"v1", whirlpoolTwoHop, [][]byte{k("token-program"), k("trader"), k("pool-one"), k("pool-two")}, []xfer{
+			{src: k("trader-a"), dst: k("vault-one-a"), mint: k("mint-a"), amount: 1_000, decimals: 6},
+			{src: k("vault-one-b"), dst: k("trader-b"), mint: k("mint-b"), amount: 500, decimals: 9},
+			{src: k("trader-b"), dst: k("vault-two-b"), mint: k("mint-b"), amount: 500, decimals: 9},
+			{src: k("vault-two-c"), dst: k("trader-c"), mint: k("mint-c"), amount: 70, decimals: 5},
+		}},
+		{"v2", whirlpoolTwoHopV2, [][]byte{k("pool-one"), k("pool-two")}, []xfer{
+			{src: k("trader-a"), dst: k("vault-one-a"), mint: k("mint-a"), amount: 1_000, decimals: 6},
+			{src: k("vault-one-b"), dst: k("vault-two-b"), mint: k("mint-b"), amount: 500, fee: 5, decimals: 9},
+			{src: k("vault-two-c"), dst: k("trader-c"), mint: k("mint-c"), amount: 70, decimals: 5},
+		}},
+	} {
+		var d Decoder
+		d.p.accKeys = c.accounts
+		d.xfers = c.xfers
+		for i := range c.xfers {
+			d.byInv = append(d.byInv, i)
+		}
+		d.invLo = []int{0, len(c.xfers)}
+		f := &flatIx{x: &ix{keyLo: 0, keyHi: len(c.accounts), data: []byte(base58.Encode([]byte(c.disc + "synthetic args")))}}
+		if !d.twoHop(&txRaw{}, 0, f, v) || len(d.rawLegs) != 2 {
+			t.Fatalf("%s: %d legs", c.name, len(d.rawLegs))
+		}
+		var tx Tx
+		d.output(&tx, []byte("synthetic-signature"), []byte("synthetic-payer"))
+		in2 := uint64(500)
+		if c.name == "v2" {
+			in2 = 495 // pool two is credited the intermediate amount net of its Token-2022 fee
+		}
+		want := []Leg{
+			{Index: 0, Program: OrcaWhirlpool, Venue: "orca_whirlpool", Pool: "synthetic-pool-one", InMint: "synthetic-mint-a", InAmount: 1_000, InDecimals: 6, OutMint: "synthetic-mint-b", OutAmount: 500, OutDecimals: 9},
+			{Index: 1, Program: OrcaWhirlpool, Venue: "orca_whirlpool", Pool: "synthetic-pool-two", InMint: "synthetic-mint-b", InAmount: in2, InDecimals: 9, OutMint: "synthetic-mint-c", OutAmount: 70, OutDecimals: 5},
+		}
+		if len(tx.Legs) != 2 || tx.Legs[0] != want[0] || tx.Legs[1] != want[1] {
+			t.Errorf("%s: legs %+v\nwant %+v", c.name, tx.Legs, want)
+		}
 	}
 }

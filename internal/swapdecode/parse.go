@@ -34,6 +34,7 @@ type ix struct {
 	// parsed form (jsonParsed): type and the info fields the decoder reads
 	ptype                        []byte
 	src, dst, auth, mint, amount []byte
+	fee                          []byte // transferCheckedWithFee's feeAmount.amount
 	decimals                     int
 	hasParsed                    bool
 	amountNum                    uint64 // lamports / numeric amount
@@ -511,6 +512,15 @@ func (p *parser) parsed(x *ix) error {
 					}
 				case "lamports":
 					x.amountNum, err = p.uintStr()
+				case "feeAmount":
+					err = p.object(func(key []byte) error {
+						if string(key) == "amount" {
+							b, err := p.str()
+							x.fee = b
+							return err
+						}
+						return p.skip()
+					})
 				case "tokenAmount":
 					err = p.object(func(key []byte) error {
 						switch string(key) {

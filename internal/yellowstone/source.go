@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -36,6 +37,10 @@ import (
 type BlockFetcher interface {
 	GetBlock(ctx context.Context, slot int64) (json.RawMessage, error)
 }
+
+// ErrPendingFull ends a session holding more than MaxPendingSlots
+// incomplete slots.
+var ErrPendingFull = errors.New("yellowstone: too many incomplete slots")
 
 // ErrSlotSkipped is what a BlockFetcher returns (wrapped) for a slot
 // without a block; such a slot is not a gap.
@@ -91,11 +96,17 @@ type Config struct {
 	// MaxFillSlots bounds a range filled inline through the Fetcher
 	// (default 1000); longer ranges are reported as one gap.
 	MaxFillSlots int64
+	// MaxPendingSlots bounds the slots held while waiting for their
+	// confirmation and block metadata (default 512, about 3 minutes of
+	// slots; a confirmed slot normally completes within a few). Past it
+	// the session ends and the source resubscribes from the last
+	// handed-over slot + 1: the memory stays bounded and nothing is lost.
+	MaxPendingSlots int
 	// DecodeTransaction and DecodeBlock default to swapdecode's.
 	DecodeTransaction func(raw []byte) (swapdecode.Tx, error)
 	DecodeBlock       func(raw []byte, slot int64) ([]swapdecode.Tx, error)
 	// Trades turns a decoded transaction into trade events (default
-	// swapdecode.Trades over Stable).
+	// swapdecode.Trades over Stable, default swapdecode.DefaultStableMints).
 	Trades func(tx swapdecode.Tx) []analytics.Trade
 	Stable map[string]bool
 	// Backoff is the wait before reconnect attempt n (1-based; default
@@ -104,6 +115,9 @@ type Config struct {
 	Backoff func(attempt int) time.Duration
 	Sleep   func(ctx context.Context, d time.Duration) error
 	Logger  *slog.Logger
+	// OnSessionEnd, when set, is told why each subscription ended before
+	// the source reconnects (the operator's status shows it).
+	OnSessionEnd func(err error)
 }
 
 // Source follows a Yellowstone gRPC endpoint.
@@ -114,6 +128,10 @@ type Source struct {
 	log    *slog.Logger
 
 	programs map[string]bool
+	// programKeys maps the raw 32 bytes of each program id to its base58
+	// form: counting a streamed transaction's programs compares bytes
+	// instead of base58-encoding every invoked key.
+	programKeys map[[32]byte]string
 
 	// Owned by the Run goroutine.
 	lastDone   int64 // highest slot handed over or filled; 0: none yet
@@ -163,11 +181,17 @@ func New(client geyserpb.GeyserClient, sink Sink, cfg Config) *Source {
 	if cfg.MaxFillSlots <= 0 {
 		cfg.MaxFillSlots = 1000
 	}
+	if cfg.MaxPendingSlots <= 0 {
+		cfg.MaxPendingSlots = 512
+	}
 	if cfg.DecodeTransaction == nil {
 		cfg.DecodeTransaction = swapdecode.DecodeTransaction
 	}
 	if cfg.DecodeBlock == nil {
 		cfg.DecodeBlock = swapdecode.DecodeBlock
+	}
+	if cfg.Stable == nil {
+		cfg.Stable = swapdecode.DefaultStableMints()
 	}
 	if cfg.Trades == nil {
 		stable := cfg.Stable
@@ -183,8 +207,12 @@ func New(client geyserpb.GeyserClient, sink Sink, cfg Config) *Source {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Source{cfg: cfg, client: client, sink: sink, log: cfg.Logger, programs: map[string]bool{}, recent: map[int64]*recentSlot{}}
+	s.programKeys = make(map[[32]byte]string, len(cfg.Programs))
 	for _, p := range cfg.Programs {
 		s.programs[p] = true
+		if b, err := base58.Decode(p); err == nil && len(b) == 32 {
+			s.programKeys[[32]byte(b)] = p
+		}
 	}
 	if cfg.FromSlot > 0 {
 		s.lastDone = cfg.FromSlot - 1
@@ -251,6 +279,9 @@ func (s *Source) Run(ctx context.Context) error {
 			st.LastError, st.LastErrorAt = err.Error(), time.Now()
 		})
 		s.log.Warn("yellowstone stream ended; reconnecting", "err", err, "attempt", attempt, "lastSlot", s.lastDone)
+		if s.cfg.OnSessionEnd != nil {
+			s.cfg.OnSessionEnd(err)
+		}
 		if err := s.cfg.Sleep(ctx, s.cfg.Backoff(attempt)); err != nil {
 			return err
 		}
@@ -321,6 +352,9 @@ func (s *Source) session(ctx context.Context) (progressed bool, err error) {
 		received = true
 		if err := s.handle(ctx, stream, u); err != nil {
 			return s.lastDone != start, err
+		}
+		if len(s.pending) > s.cfg.MaxPendingSlots {
+			return s.lastDone != start, fmt.Errorf("%w: %d slots waiting for confirmation and block metadata (last handed over: %d)", ErrPendingFull, len(s.pending), s.lastDone)
 		}
 	}
 }
@@ -415,11 +449,11 @@ func (s *Source) countPrograms(info *geyserpb.SubscribeUpdateTransactionInfo) {
 	keys = append(keys, msg.GetAccountKeys()...)
 	keys = append(keys, meta.GetLoadedWritableAddresses()...)
 	keys = append(keys, meta.GetLoadedReadonlyAddresses()...)
-	seen := map[string]bool{}
+	var seen []string // the DEX programs it invokes (a handful)
 	mark := func(i uint32) {
-		if int(i) < len(keys) {
-			if p := encodeKey(keys[i]); s.programs[p] {
-				seen[p] = true
+		if int(i) < len(keys) && len(keys[i]) == 32 {
+			if p, ok := s.programKeys[[32]byte(keys[i])]; ok && !slices.Contains(seen, p) {
+				seen = append(seen, p)
 			}
 		}
 	}
@@ -436,7 +470,7 @@ func (s *Source) countPrograms(info *geyserpb.SubscribeUpdateTransactionInfo) {
 		if meta.GetErr() != nil {
 			st.TxFailed++
 		}
-		for p := range seen {
+		for _, p := range seen {
 			st.TxByProgram[p]++
 		}
 	})
@@ -541,5 +575,3 @@ func (s *Source) remember(slot int64, r *recentSlot) {
 		}
 	}
 }
-
-func encodeKey(b []byte) string { return base58.Encode(b) }
