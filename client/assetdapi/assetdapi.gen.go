@@ -4011,14 +4011,16 @@ type TradeSourceStatus struct {
 	LagSlots   int     `json:"lagSlots"`
 	LastError  *string `json:"lastError,omitempty"`
 	Programs   []struct {
-		Decoded  int     `json:"decoded"`
+		Decoded int `json:"decoded"`
+
+		// Program a program id, or other for the programs past the first 256 counted
 		Program  string  `json:"program"`
 		Stable   int     `json:"stable"`
 		Unparsed int     `json:"unparsed"`
 		Venue    *string `json:"venue,omitempty"`
 	} `json:"programs"`
 
-	// Source solana-rpc, or none when no source is configured
+	// Source solana-rpc (JSON-RPC follower), yellowstone (the gRPC stream cursor), or none when no source is configured
 	Source string                 `json:"source"`
 	State  TradeSourceStatusState `json:"state"`
 	Trades struct {

@@ -1527,7 +1527,7 @@ export interface components {
             rejected: number;
         };
         TradeSourceStatus: {
-            /** @description solana-rpc, or none when no source is configured */
+            /** @description solana-rpc (JSON-RPC follower), yellowstone (the gRPC stream cursor), or none when no source is configured */
             source: string;
             /** @enum {string} */
             state: "following" | "catching_up" | "stalled" | "off";
@@ -1554,6 +1554,7 @@ export interface components {
                 withLegs: number;
             };
             programs: {
+                /** @description a program id, or other for the programs past the first 256 counted */
                 program: string;
                 venue?: string;
                 decoded: number;
