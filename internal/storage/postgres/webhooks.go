@@ -2,14 +2,14 @@ package postgres
 
 import (
 	"context"
-		"encoding/json"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/assetd/assetd/internal/storage"
-	"github.com/jackc/pgx/v5"
 	"github.com/assetd/assetd/internal/webhooks"
+	"github.com/jackc/pgx/v5"
 )
 
 // Webhooks (migration 0021, internal/webhooks). Times are unix ms.

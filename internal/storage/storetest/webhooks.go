@@ -27,7 +27,7 @@ var whT0 = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 func synthEndpoint(id, project string) webhooks.Endpoint {
 	return webhooks.Endpoint{ID: id, ProjectID: project, URL: "https://hooks.example.com/" + id, Events: []string{"advisory", "trending"},
 		Filters: webhooks.Filters{Advisory: &webhooks.AdvisoryFilter{Mints: []string{"So11111111111111111111111111111111111111112"}}, Trending: &webhooks.Empty{}},
-		Secret: "whsec_c3ludGhldGljLXRlc3Qtc2VjcmV0", Enabled: true, CreatedAt: whT0, UpdatedAt: whT0}
+		Secret:  "whsec_c3ludGhldGljLXRlc3Qtc2VjcmV0", Enabled: true, CreatedAt: whT0, UpdatedAt: whT0}
 }
 
 func testWebhookEndpoints(t *testing.T, h Harness) {
