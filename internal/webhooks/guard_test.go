@@ -47,13 +47,13 @@ func TestPublic(t *testing.T) {
 		{"192.168.1.1", false},
 		{"169.254.169.254", false},
 		{"169.254.1.1", false},
-		{"100.64.0.1", false},   // CGNAT
-		{"0.0.0.0", false},      // unspecified
-		{"::", false},           // unspecified
-		{"224.0.0.1", false},    // multicast
-		{"ff02::1", false},      // multicast
-		{"fe80::1", false},      // link-local
-		{"fd00::1", false},      // unique local
+		{"100.64.0.1", false},    // CGNAT
+		{"0.0.0.0", false},       // unspecified
+		{"::", false},            // unspecified
+		{"224.0.0.1", false},     // multicast
+		{"ff02::1", false},       // multicast
+		{"fe80::1", false},       // link-local
+		{"fd00::1", false},       // unique local
 		{"fd00:ec2::254", false}, // AWS IPv6 metadata
 		{"::ffff:127.0.0.1", false},
 		{"::ffff:10.0.0.1", false},
