@@ -225,4 +225,3 @@ func TestWebhookDeliveriesAndRedeliver(t *testing.T) {
 		t.Errorf("redeliver unknown: %d %s", r.status, r.raw)
 	}
 }
-
