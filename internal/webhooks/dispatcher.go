@@ -298,10 +298,19 @@ type payload struct {
 	PriceCross *PriceCross `json:"priceCross,omitempty"`
 }
 
-// priceData is what a price event's data must hold for price_cross.
+// priceData is what a price event's data must hold for price_cross:
+// the mint and its USD price (priceUsd; price is read when it is absent).
 type priceData struct {
-	Mint  string   `json:"mint"`
-	Price *float64 `json:"price"`
+	Mint     string   `json:"mint"`
+	PriceUSD *float64 `json:"priceUsd"`
+	Price    *float64 `json:"price"`
+}
+
+func (p priceData) usd() *float64 {
+	if p.PriceUSD != nil {
+		return p.PriceUSD
+	}
+	return p.Price
 }
 
 type mintData struct {
@@ -324,12 +333,13 @@ func match(e *Endpoint, ev events.Event, now time.Time) (Delivery, string, bool)
 	case EventPrice:
 		pc := f.PriceCross
 		var pd priceData
-		if pc == nil || state == "spent" || json.Unmarshal(ev.Data, &pd) != nil || pd.Mint != pc.Mint || pd.Price == nil {
+		if pc == nil || state == "spent" || json.Unmarshal(ev.Data, &pd) != nil || pd.Mint != pc.Mint || pd.usd() == nil {
 			return Delivery{}, state, false
 		}
-		met := *pd.Price >= pc.Value
+		price := *pd.usd()
+		met := price >= pc.Value
 		if pc.Direction == Below {
-			met = *pd.Price <= pc.Value
+			met = price <= pc.Value
 		}
 		prev := state
 		state = "unmet"

@@ -13,7 +13,7 @@ const solMint = "So11111111111111111111111111111111111111112"
 
 func priceEvent(id uint64, mint string, price float64) events.Event {
 	return events.Event{ID: id, Type: events.TypePrice, Topic: "price:" + mint, Time: time.Unix(1_800_000_000+int64(id), 0),
-		Data: json.RawMessage(fmt.Sprintf(`{"mint":%q,"price":%g,"synthetic":true}`, mint, price))}
+		Data: json.RawMessage(fmt.Sprintf(`{"mint":%q,"priceUsd":%g,"synthetic":true}`, mint, price))}
 }
 
 func TestPriceCross(t *testing.T) {
