@@ -178,8 +178,8 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 // RunOnce makes one pass at the clock's now: fans new events out (when
 // this replica holds the fan-out lease), delivers the due deliveries of
 // the endpoints it can lease, prunes the log hourly and updates the
-// backlog. It returns the cursor it fanned out to (0: not the fan-out
-// holder).
+// backlog. It returns the cursor it fanned out to, which Run waits past
+// (0: not the fan-out holder, or nothing read yet).
 func (d *Dispatcher) RunOnce(ctx context.Context) (uint64, error) {
 	seen, ferr := d.fanout(ctx)
 	derr := d.deliverDue(ctx)
@@ -201,16 +201,23 @@ func (d *Dispatcher) RunOnce(ctx context.Context) (uint64, error) {
 // matching endpoint in the same transaction.
 func (d *Dispatcher) fanout(ctx context.Context) (uint64, error) {
 	st := d.cfg.Store
+	lr, hasLast := d.cfg.Log.(lastReader)
+	cursor, found, err := st.WebhookCursor(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("webhooks: cursor: %w", err)
+	}
+	if found && hasLast && cursor == lr.Last() {
+		return cursor, nil // nothing new: no lease write on an idle pass
+	}
 	now := d.cfg.Now()
 	ok, err := st.AcquireWebhookLease(ctx, leaseFanout, d.cfg.Holder, now, now.Add(d.cfg.LeaseTTL))
 	if err != nil || !ok {
 		return 0, err
 	}
-	cursor, found, err := st.WebhookCursor(ctx)
-	if err != nil {
+	// Read again under the lease: the previous holder may have moved it.
+	if cursor, found, err = st.WebhookCursor(ctx); err != nil {
 		return 0, fmt.Errorf("webhooks: cursor: %w", err)
 	}
-	lr, hasLast := d.cfg.Log.(lastReader)
 	switch {
 	case !found:
 		if hasLast {
@@ -270,7 +277,7 @@ func (d *Dispatcher) fanout(ctx context.Context) (uint64, error) {
 			break
 		}
 	}
-	return max(cursor, 1), nil
+	return cursor, nil
 }
 
 // DeliveryID is the webhook-id of event ev for endpoint endpointID:
