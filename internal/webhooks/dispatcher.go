@@ -86,6 +86,10 @@ type Config struct {
 	Batch int
 	// Parallel endpoints delivered at once per pass (default 8).
 	Parallel int
+	// Turn bounds the time one endpoint's deliveries take in a pass: no
+	// attempt starts after it (default 5 s), so a slow receiver delays
+	// the next pass by at most Turn plus one Timeout.
+	Turn time.Duration
 }
 
 // Dispatcher fans events out to matching endpoints' outboxes and
@@ -136,6 +140,7 @@ func NewDispatcher(cfg Config) (*Dispatcher, error) {
 	def(&cfg.RetryWindow, 24*time.Hour)
 	def(&cfg.Timeout, 15*time.Second)
 	def(&cfg.Interval, time.Second)
+	def(&cfg.Turn, 5*time.Second)
 	if cfg.Batch <= 0 {
 		cfg.Batch = 500
 	}
@@ -415,9 +420,9 @@ func (d *Dispatcher) lease(ctx context.Context, id string) (bool, error) {
 }
 
 // deliverEndpoint sends endpoint id's due deliveries in order while it
-// holds the endpoint's lease; the first failure ends its turn (the rest
-// stay due for the next pass), so a receiver that is down gets one
-// attempt per pass.
+// holds the endpoint's lease, for at most Turn; the first failure ends its
+// turn (the rest stay due for the next pass), so a receiver that is down
+// gets one attempt per pass.
 func (d *Dispatcher) deliverEndpoint(ctx context.Context, id string) error {
 	st := d.cfg.Store
 	e, err := st.Webhook(ctx, id)
@@ -428,7 +433,11 @@ func (d *Dispatcher) deliverEndpoint(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("webhooks: due deliveries of %s: %w", id, err)
 	}
+	start := time.Now() // real time: the turn bounds wall-clock work
 	for _, dl := range due {
+		if time.Since(start) > d.cfg.Turn {
+			break
+		}
 		ok, err := d.lease(ctx, id)
 		if err != nil || !ok {
 			return err
