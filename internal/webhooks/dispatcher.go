@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/assetd/assetd/internal/events"
@@ -100,6 +101,9 @@ type Dispatcher struct {
 	log       *slog.Logger
 	met       Metrics
 	lastPrune time.Time
+	// more says the last pass left due deliveries it could have sent (a
+	// full batch or a turn cut short): Run passes again at once.
+	more atomic.Bool
 }
 
 // Lease names.
@@ -169,6 +173,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		}
 		if err != nil {
 			d.log.WarnContext(ctx, "webhook dispatcher pass failed", "err", err)
+		}
+		if d.more.Load() {
+			continue // a backlog is draining: no wait
 		}
 		wctx, cancel := context.WithTimeout(ctx, d.cfg.Interval)
 		if seen > 0 {
@@ -389,6 +396,7 @@ func match(e *Endpoint, ev events.Event, now time.Time) (Delivery, string, bool)
 // deliverDue attempts the due deliveries of every endpoint this replica
 // can lease.
 func (d *Dispatcher) deliverDue(ctx context.Context) error {
+	d.more.Store(false)
 	ids, err := d.cfg.Store.DueWebhookEndpoints(ctx, d.cfg.Now(), 256)
 	if err != nil {
 		return fmt.Errorf("webhooks: due endpoints: %w", err)
@@ -429,11 +437,17 @@ func (d *Dispatcher) deliverEndpoint(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("webhooks: endpoint %s: %w", id, err)
 	}
-	due, err := st.DueWebhookDeliveries(ctx, id, d.cfg.Now(), 32)
+	due, err := st.DueWebhookDeliveries(ctx, id, d.cfg.Now(), batchPerTurn)
 	if err != nil {
 		return fmt.Errorf("webhooks: due deliveries of %s: %w", id, err)
 	}
 	start := time.Now() // real time: the turn bounds wall-clock work
+	sent := 0
+	defer func() {
+		if sent == batchPerTurn || sent < len(due) && time.Since(start) > d.cfg.Turn {
+			d.more.Store(true)
+		}
+	}()
 	for _, dl := range due {
 		if time.Since(start) > d.cfg.Turn {
 			break
@@ -449,9 +463,13 @@ func (d *Dispatcher) deliverEndpoint(ctx context.Context, id string) error {
 		if outcome != OutcomeDelivered {
 			break
 		}
+		sent++
 	}
 	return nil
 }
+
+// batchPerTurn is the due deliveries one endpoint's turn reads.
+const batchPerTurn = 32
 
 // Backoff is the delay after the n-th failed attempt (n ≥ 1) before
 // jitter: BaseDelay·2^(n-1), at most MaxDelay.
