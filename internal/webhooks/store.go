@@ -30,8 +30,8 @@ type Store interface {
 	// left as it is), the endpoints' new cross states and the cursor, in
 	// one transaction.
 	EnqueueWebhookDeliveries(ctx context.Context, cursor uint64, ds []Delivery, crossStates map[string]string) error
-	// DueWebhookEndpoints lists endpoints with a pending delivery due at
-	// now, at most limit.
+	// DueWebhookEndpoints lists enabled endpoints with a pending delivery
+	// due at now, longest overdue first, at most limit.
 	DueWebhookEndpoints(ctx context.Context, now time.Time, limit int) ([]string, error)
 	// DueWebhookDeliveries lists an endpoint's pending deliveries due at
 	// now, oldest event first, at most limit.

@@ -196,8 +196,8 @@ func (s *Store) EnqueueWebhookDeliveries(ctx context.Context, cursor uint64, ds 
 
 // DueWebhookEndpoints implements webhooks.Store.
 func (s *Store) DueWebhookEndpoints(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT d.webhook_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-		WHERE d.status = 'pending' AND d.next_at <= $1 AND w.enabled ORDER BY d.webhook_id LIMIT $2`, unixMS(now), limit)
+	rows, err := s.pool.Query(ctx, `SELECT d.webhook_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+		WHERE d.status = 'pending' AND d.next_at <= $1 AND w.enabled GROUP BY d.webhook_id ORDER BY min(d.next_at), d.webhook_id LIMIT $2`, unixMS(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: due webhooks: %w", err)
 	}

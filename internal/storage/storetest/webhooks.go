@@ -20,6 +20,7 @@ var WebhookTests = []struct {
 	{"WebhookEndpoints", testWebhookEndpoints},
 	{"WebhookOutbox", testWebhookOutbox},
 	{"WebhookLeases", testWebhookLeases},
+	{"WebhookDueOrder", testWebhookDueOrder},
 }
 
 var whT0 = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
@@ -231,5 +232,36 @@ func testWebhookLeases(t *testing.T, h Harness) {
 	}
 	if !acquire(s, "r1", whT0.Add(11*time.Second+ttl)) {
 		t.Fatal("r1 could not take a released lease")
+	}
+}
+
+// Due endpoints come longest overdue first; a disabled one is not due.
+func testWebhookDueOrder(t *testing.T, h Harness) {
+	s, _ := h.Fresh(t)
+	ctx := context.Background()
+	off := synthEndpoint("wh_c", "p1")
+	off.Enabled = false
+	for _, e := range []webhooks.Endpoint{synthEndpoint("wh_a", "p1"), synthEndpoint("wh_b", "p1"), off} {
+		if err := s.CreateWebhook(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := func(id, ep string, next time.Time) webhooks.Delivery {
+		return webhooks.Delivery{ID: id, EndpointID: ep, EventID: 1, EventType: "trending", Payload: []byte(`{}`), Status: webhooks.StatusPending,
+			CreatedAt: whT0, WindowStart: whT0, NextAt: next}
+	}
+	ds := []webhooks.Delivery{d("msg_a", "wh_a", whT0.Add(time.Minute)), d("msg_b", "wh_b", whT0), d("msg_c", "wh_c", whT0.Add(-time.Hour))}
+	if err := s.EnqueueWebhookDeliveries(ctx, 1, ds, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.DueWebhookEndpoints(ctx, whT0.Add(time.Hour), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"wh_b", "wh_a"}, got); d != "" {
+		t.Errorf("due endpoints (-want +got):\n%s", d)
+	}
+	if got, _ := s.DueWebhookEndpoints(ctx, whT0.Add(time.Hour), 1); len(got) != 1 || got[0] != "wh_b" {
+		t.Errorf("limit 1 = %v, want [wh_b]", got)
 	}
 }
