@@ -144,7 +144,8 @@ func (s *Service) Update(ctx context.Context, projectID, id string, p Patch) (En
 	if err != nil {
 		return Endpoint{}, err
 	}
-	if !samePriceCross(e.Filters.PriceCross, filters.PriceCross) {
+	reset := !samePriceCross(e.Filters.PriceCross, filters.PriceCross)
+	if reset {
 		e.CrossState = ""
 	}
 	e.URL, e.Events, e.Filters = url, ev, filters
@@ -152,7 +153,7 @@ func (s *Service) Update(ctx context.Context, projectID, id string, p Patch) (En
 		e.Enabled = *p.Enabled
 	}
 	e.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
-	if err := s.store.UpdateWebhook(ctx, e); err != nil {
+	if err := s.store.UpdateWebhook(ctx, e, reset); err != nil {
 		return Endpoint{}, fmt.Errorf("webhooks: update %s: %w", id, err)
 	}
 	return e, nil
@@ -175,7 +176,7 @@ func (s *Service) RotateSecret(ctx context.Context, projectID, id string) (Endpo
 		return Endpoint{}, err
 	}
 	e.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
-	if err := s.store.UpdateWebhook(ctx, e); err != nil {
+	if err := s.store.UpdateWebhook(ctx, e, false); err != nil {
 		return Endpoint{}, fmt.Errorf("webhooks: rotate %s: %w", id, err)
 	}
 	return e, nil

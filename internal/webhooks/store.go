@@ -18,8 +18,9 @@ type Store interface {
 	// when projectID is "".
 	Webhooks(ctx context.Context, projectID string) ([]Endpoint, error)
 	// UpdateWebhook replaces an endpoint's URL, events, filters, secret,
-	// enabled flag, cross state and UpdatedAt.
-	UpdateWebhook(ctx context.Context, e Endpoint) error
+	// enabled flag and UpdatedAt; resetCross also clears its cross state
+	// (otherwise the state the dispatcher keeps is left as it is).
+	UpdateWebhook(ctx context.Context, e Endpoint, resetCross bool) error
 	// DeleteWebhook removes an endpoint with its deliveries and attempts.
 	DeleteWebhook(ctx context.Context, id string) error
 

@@ -108,14 +108,15 @@ func (s *Store) Webhooks(ctx context.Context, projectID string) ([]webhooks.Endp
 }
 
 // UpdateWebhook implements webhooks.Store.
-func (s *Store) UpdateWebhook(ctx context.Context, e webhooks.Endpoint) error {
+func (s *Store) UpdateWebhook(ctx context.Context, e webhooks.Endpoint, resetCross bool) error {
 	ev, f, err := webhookDocs(e)
 	if err != nil {
 		return fmt.Errorf("postgres: update webhook: %w", err)
 	}
 	err = s.withTx(ctx, func(tx pgx.Tx) error {
-		res, err := tx.Exec(ctx, `UPDATE webhooks SET url = $1, events = $2, filters = $3, secret = $4, enabled = $5, cross_state = $6, updated_at = $7 WHERE id = $8`,
-			e.URL, ev, f, e.Secret, e.Enabled, e.CrossState, unixMS(e.UpdatedAt), e.ID)
+		res, err := tx.Exec(ctx, `UPDATE webhooks SET url = $1, events = $2, filters = $3, secret = $4, enabled = $5,
+			cross_state = CASE WHEN $6::boolean THEN '' ELSE cross_state END, updated_at = $7 WHERE id = $8`,
+			e.URL, ev, f, e.Secret, e.Enabled, resetCross, unixMS(e.UpdatedAt), e.ID)
 		if err != nil {
 			return err
 		}

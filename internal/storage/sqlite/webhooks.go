@@ -108,14 +108,15 @@ func (s *Store) Webhooks(ctx context.Context, projectID string) ([]webhooks.Endp
 }
 
 // UpdateWebhook implements webhooks.Store.
-func (s *Store) UpdateWebhook(ctx context.Context, e webhooks.Endpoint) error {
+func (s *Store) UpdateWebhook(ctx context.Context, e webhooks.Endpoint, resetCross bool) error {
 	ev, f, err := webhookDocs(e)
 	if err != nil {
 		return fmt.Errorf("sqlite: update webhook: %w", err)
 	}
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE webhooks SET url = ?, events = ?, filters = ?, secret = ?, enabled = ?, cross_state = ?, updated_at = ? WHERE id = ?`,
-			e.URL, ev, f, e.Secret, e.Enabled, e.CrossState, ms(e.UpdatedAt), e.ID)
+		res, err := tx.ExecContext(ctx, `UPDATE webhooks SET url = ?, events = ?, filters = ?, secret = ?, enabled = ?,
+			cross_state = CASE WHEN ? THEN '' ELSE cross_state END, updated_at = ? WHERE id = ?`,
+			e.URL, ev, f, e.Secret, e.Enabled, resetCross, ms(e.UpdatedAt), e.ID)
 		if err != nil {
 			return err
 		}

@@ -58,16 +58,28 @@ func testWebhookEndpoints(t *testing.T, h Harness) {
 	if err != nil || len(all) != 2 {
 		t.Errorf("Webhooks(all) = %d, %v", len(all), err)
 	}
+	// The dispatcher's cross state survives an update without a reset.
+	if err := s.EnqueueWebhookDeliveries(ctx, 0, nil, map[string]string{"wh_a": "met"}); err != nil {
+		t.Fatal(err)
+	}
 	a.URL, a.Enabled, a.CrossState, a.UpdatedAt = "https://hooks.example.com/new", false, "met", whT0.Add(time.Minute)
 	a.Filters = webhooks.Filters{PriceCross: &webhooks.PriceCross{Mint: "So11111111111111111111111111111111111111112", Direction: "above", Value: 1.5, Mode: "once"}}
 	a.Events = []string{"price"}
-	if err := s.UpdateWebhook(ctx, a); err != nil {
+	stale := a
+	stale.CrossState = ""
+	if err := s.UpdateWebhook(ctx, stale, false); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := s.Webhook(ctx, "wh_a"); !cmp.Equal(a, got) {
 		t.Errorf("after update (-want +got):\n%s", cmp.Diff(a, got))
 	}
-	if err := s.UpdateWebhook(ctx, synthEndpoint("wh_none", "p1")); !errors.Is(err, storage.ErrNotFound) {
+	if err := s.UpdateWebhook(ctx, a, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Webhook(ctx, "wh_a"); got.CrossState != "" {
+		t.Errorf("cross state after a reset = %q", got.CrossState)
+	}
+	if err := s.UpdateWebhook(ctx, synthEndpoint("wh_none", "p1"), false); !errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("update unknown: err = %v, want ErrNotFound", err)
 	}
 	if err := s.DeleteWebhook(ctx, "wh_a"); err != nil {
