@@ -103,6 +103,7 @@ func TestEveryMetricIsDocumented(t *testing.T) {
 		st.Programs = []chainsource.ProgramCount{{Program: "synthetic-program", Decoded: 2, Stable: 1}}
 		return st
 	})
+	metrics.NewWebhooks(m.Registry).WebhookExpired()
 
 	srv := httptest.NewServer(adminMux(m))
 	defer srv.Close()

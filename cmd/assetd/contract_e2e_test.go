@@ -32,7 +32,7 @@ func TestContractEveryEndpoint(t *testing.T) {
 		dir := t.TempDir()
 		key := strings.TrimSpace(mustCLI(t, "keys", "create", "--project", "contract", "--scopes", allScopes, "--data-dir", dir))
 		tok := strings.TrimSpace(mustCLI(t, "sessions", "create", "--user-id", "user_contract", "--email", "contract@example.com", "--data-dir", dir))
-		s := startServer(t, "--data-dir", dir, "--demo", "--quote-budget", "100000/10m")
+		s := startServer(t, "--data-dir", dir, "--demo", "--quote-budget", "100000/10m", "--webhook-allow-private")
 		c := newContractClient(t, s, key, tok)
 		// The demo world prices every curated asset within seconds: wait
 		// for it so the responses carry the data clients will see.
@@ -47,6 +47,7 @@ func TestContractEveryEndpoint(t *testing.T) {
 			return len(rows) > 0
 		})
 		c.exercise(demoPlan)
+		c.exerciseWebhooks(dir)
 		c.verdict()
 	})
 	t.Run("real", func(t *testing.T) {
@@ -59,7 +60,7 @@ func TestContractEveryEndpoint(t *testing.T) {
 		mustCLI(t, "registry", "import", ref, "--data-dir", dir)
 		key := strings.TrimSpace(mustCLI(t, "keys", "create", "--project", "contract", "--scopes", allScopes, "--data-dir", dir))
 		tok := strings.TrimSpace(mustCLI(t, "sessions", "create", "--user-id", "user_contract", "--email", "contract@example.com", "--data-dir", dir))
-		s := startServer(t, "--data-dir", dir, "--quote-budget", "100000/10m", "--provider-budget", "1000",
+		s := startServer(t, "--data-dir", dir, "--quote-budget", "100000/10m", "--provider-budget", "1000", "--webhook-allow-private",
 			"--marketdata-a-key", "recorded", "--marketdata-a-url", up.URL+"/birdeye",
 			"--marketdata-b=true", "--marketdata-b-url", up.URL+"/dexscreener",
 			"--token-metadata-url", up.URL+"/jupiter", "--token-metadata-key", "recorded",
@@ -76,6 +77,7 @@ func TestContractEveryEndpoint(t *testing.T) {
 			return mk != nil && mk["price"] != nil && prof["ok"] == true
 		})
 		c.exercise(realPlan)
+		c.exerciseWebhooks(dir)
 		// The one quote the recording holds: 0.1 SOL sold for USDC. (The
 		// reference registry gives wSOL no decimals, so today this is a
 		// validated 404 "decimals unknown"; the demo walk validates the

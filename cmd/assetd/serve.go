@@ -24,6 +24,7 @@ import (
 	"github.com/assetd/assetd/internal/decimals"
 	"github.com/assetd/assetd/internal/demo"
 	"github.com/assetd/assetd/internal/depeg"
+	"github.com/assetd/assetd/internal/events"
 	"github.com/assetd/assetd/internal/framing"
 	"github.com/assetd/assetd/internal/httpapi"
 	"github.com/assetd/assetd/internal/ingest"
@@ -101,6 +102,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	addRefreshFlags(fs, &cfg.refresh)
 	addYellowstoneFlags(fs, &cfg.yellowstone)
 	addTradeSourceFlags(fs, &cfg.tradeSource)
+	addWebhookFlags(fs, &cfg.webhooks)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes (with --nats-url, the fallback to change events: default 5s)")
 	if err := c.parse(fs, args, true); err != nil {
 		return cfg, err
@@ -497,6 +499,14 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Feed:   depegFeed{eng: eng, cache: mp.cache, now: time.Now},
 		Adv:    lists.NewAdvisories(st, time.Now), Log: log, Metrics: m, Act: ref.leader(),
 	})
+	// EVENT LOG (webhooks branch): serve has no event log on this branch
+	// yet; this in-memory one is the one place to swap for the log the
+	// events branch wires (the dispatcher reads whatever log is here).
+	eventLog := events.NewMemory(webhookEventWindow, nil)
+	hooks, err := newWebhooks(cfg.webhooks, st, eventLog, m, log)
+	if err != nil {
+		return err
+	}
 	rec := usage.NewRecorder(st, log, usage.Options{Retention: cfg.usageRetention})
 	registerOpsMetrics(m, mp.cache, func() []string { return cat.Snapshot().Mints() }, rec)
 	registerAdmissionMetrics(m, eng)
@@ -505,7 +515,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Canonical: mp.cache, ExternalProvider: mp.external,
 		News:  newsSvc,
 		Lists: listSvc, ListViews: listViews, Advisories: advisories, Analytics: eng, ListsConfig: cfg.listsHTTP,
-		Curator: cur, ListReader: listReader,
+		Curator: cur, ListReader: listReader, Webhooks: hooks.service,
 		AdvisoryFeed: lists.NewAdvisories(st, time.Now), StablecoinHealth: guard, AdvisoryReports: lists.NewReports(st, time.Now),
 		Trades:        tradeIngest,
 		TradeSource:   source.status(),
@@ -546,6 +556,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { ref.run(gctx); return nil })
 	g.Go(func() error { guard.Run(gctx, depegInterval); return nil })
 	g.Go(func() error { source.run(gctx); return nil })
+	g.Go(func() error { return hooks.dispatcher.Run(gctx) })
 	// flushStopped closes when the periodic candle save loop has returned:
 	// the final save must not run concurrently with it, nor before it.
 	flushStopped := make(chan struct{})

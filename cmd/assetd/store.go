@@ -25,6 +25,7 @@ import (
 	"github.com/assetd/assetd/internal/tradestream"
 	"github.com/assetd/assetd/internal/usage"
 	"github.com/assetd/assetd/internal/watch"
+	"github.com/assetd/assetd/internal/webhooks"
 )
 
 // store is everything the commands need from a storage engine.
@@ -48,6 +49,7 @@ type store interface {
 	project.Store
 	tokenlist.Store
 	onchain.Store
+	webhooks.Store
 	Migrate(ctx context.Context) (int, error)
 	// OnCommit has the store report the change topics of every committed
 	// write (the change bus publishes them).

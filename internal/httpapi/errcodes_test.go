@@ -42,6 +42,23 @@ func TestErrorCodesDocumented(t *testing.T) {
 	for _, m := range regexp.MustCompile(`Code\w+ *= *"([a-z_]+)"`).FindAllStringSubmatch(string(src), -1) {
 		codes[m[1]] = "internal/lists/errors.go"
 	}
+	whsrc, err := os.ReadFile("../webhooks/webhooks.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard, err := os.ReadFile("../webhooks/guard.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	service, err := os.ReadFile("../webhooks/service.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range [][]byte{whsrc, guard, service} {
+		for _, m := range regexp.MustCompile(`inputErr\("([a-z_]+)"`).FindAllStringSubmatch(string(src), -1) {
+			codes[m[1]] = "internal/webhooks"
+		}
+	}
 	if len(codes) < 25 {
 		t.Fatalf("found only %d codes; the scan is broken", len(codes))
 	}

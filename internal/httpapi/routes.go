@@ -135,6 +135,21 @@ func (s *Server) routes() []route {
 			{pattern: "GET /v1/advisories/reports/{id}", scopes: anyScope, cache: noStore, handler: s.getReport},
 		}...)
 	}
+	if s.d.Webhooks != nil {
+		rs = append(rs, []route{
+			// Webhooks (docs/webhooks.md): assets:read, like list writes;
+			// every endpoint belongs to the key's project (another
+			// project's is a 404).
+			{pattern: "POST /v1/webhooks", scopes: read, cache: noStore, handler: s.webhookCreate},
+			{pattern: "GET /v1/webhooks", scopes: read, cache: noStore, handler: s.webhookList},
+			{pattern: "GET /v1/webhooks/{id}", scopes: read, cache: noStore, handler: s.webhookGet},
+			{pattern: "PATCH /v1/webhooks/{id}", scopes: read, cache: noStore, handler: s.webhookUpdate},
+			{pattern: "DELETE /v1/webhooks/{id}", scopes: read, cache: noStore, handler: s.webhookDelete},
+			{pattern: "POST /v1/webhooks/{id}/secret", scopes: read, cache: noStore, handler: s.webhookRotate},
+			{pattern: "GET /v1/webhooks/{id}/deliveries", scopes: read, cache: noStore, handler: s.webhookDeliveries},
+			{pattern: "POST /v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", scopes: read, cache: noStore, handler: s.webhookRedeliver},
+		}...)
+	}
 	if s.d.Dashboard != nil {
 		rs = append(rs, route{pattern: "/dashboard/", auth: authNone, cache: noStore, handler: s.dashboard},
 			route{pattern: "GET /dashboard", auth: authNone, cache: noStore, handler: s.dashboardSlash})

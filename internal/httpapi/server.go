@@ -98,6 +98,8 @@ type Deps struct {
 	AdvisoryReports AdvisoryReports
 	ReportBudget    int
 	ReportWindow    time.Duration
+	// Webhooks serves /v1/webhooks (nil: those routes answer 404).
+	Webhooks WebhookService
 	// Curator answers GET /v2/lists/search-tokens (nil: the route is absent).
 	Curator *curator.Service
 	// ListsConfig tunes member resolution and provider budgets.

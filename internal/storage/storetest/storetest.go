@@ -24,6 +24,7 @@ import (
 	"github.com/assetd/assetd/internal/tokenindex"
 	"github.com/assetd/assetd/internal/tokenlist"
 	"github.com/assetd/assetd/internal/usage"
+	"github.com/assetd/assetd/internal/webhooks"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -53,6 +54,7 @@ type Store interface {
 	tokenindex.Store
 	news.Store
 	onchain.Store
+	webhooks.Store
 }
 
 // Harness opens stores for the suite.
@@ -136,6 +138,9 @@ func Run(t *testing.T, h Harness) {
 		t.Run(tc.Name, func(t *testing.T) { tc.Fn(t, h) })
 	}
 	for _, tc := range ChangeTests { // changes.go
+		t.Run(tc.Name, func(t *testing.T) { tc.Fn(t, h) })
+	}
+	for _, tc := range WebhookTests { // webhooks.go
 		t.Run(tc.Name, func(t *testing.T) { tc.Fn(t, h) })
 	}
 }
