@@ -782,6 +782,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The key's project's webhook endpoints, oldest first (secrets are not shown) */
+        get: operations["listWebhooks"];
+        put?: never;
+        /** Create a signed webhook endpoint for the key's project; the response shows its secret once (docs/webhooks.md) */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** One webhook endpoint of the key's project (another project's is a 404) */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook with its pending deliveries and delivery log */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /** Change a webhook's URL, events, filters or enabled flag (absent fields are kept) */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace a webhook's signing secret; the response shows the new one once */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook's delivery log, newest attempt first (kept 7 days) */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a delivery again, due now, with the same webhook-id and a fresh 24 h retry window */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2274,7 +2364,7 @@ export interface components {
         /** @description Structured error details. `code` is stable; the other members depend on it (param, allowed, mint, required, granted, retryAfterSeconds, ...). */
         ErrorDetails: {
             /** @enum {string} */
-            code?: "invalid_param" | "missing_param" | "invalid_json" | "invalid_type" | "unsupported_content_type" | "invalid_mint" | "invalid_ref" | "mint_not_variant" | "invalid_include" | "invalid_category" | "range_too_large" | "no_events" | "too_many_events" | "invalid_slug" | "reserved_slug" | "slug_conflict" | "invalid_name" | "invalid_status" | "invalid_rank" | "invalid_note" | "unknown_mint" | "list_full" | "project_lists_limit" | "batch_too_large" | "insufficient_scope" | "not_owner" | "method_not_allowed" | "body_too_large" | "rate_limited" | "quota_limited" | "provider_budget" | "quote_budget" | "advisory_compromised" | "advisory_blocked" | "ambiguous_framing" | "advisories_unavailable" | "trade_stream_unavailable" | "store_unavailable" | "empty_tokenlist";
+            code?: "invalid_param" | "missing_param" | "invalid_json" | "invalid_type" | "unsupported_content_type" | "invalid_mint" | "invalid_ref" | "mint_not_variant" | "invalid_include" | "invalid_category" | "range_too_large" | "no_events" | "too_many_events" | "invalid_slug" | "reserved_slug" | "slug_conflict" | "invalid_name" | "invalid_status" | "invalid_rank" | "invalid_note" | "unknown_mint" | "list_full" | "project_lists_limit" | "batch_too_large" | "insufficient_scope" | "not_owner" | "method_not_allowed" | "body_too_large" | "rate_limited" | "quota_limited" | "provider_budget" | "quote_budget" | "advisory_compromised" | "advisory_blocked" | "ambiguous_framing" | "advisories_unavailable" | "trade_stream_unavailable" | "store_unavailable" | "empty_tokenlist" | "invalid_url" | "url_not_https" | "url_not_public" | "url_unresolvable" | "events_required" | "invalid_event" | "price_cross_required" | "filter_without_event" | "invalid_direction" | "invalid_value" | "invalid_mode" | "too_many_mints" | "too_many_webhooks";
             param?: string;
             allowed?: string[];
             required?: string[];
@@ -2334,6 +2424,58 @@ export interface components {
             pool?: string;
             /** @description base58 DEX program id that filled the leg (optional; invalid_program when not an address) */
             program?: string;
+        };
+        /** @enum {string} */
+        WebhookEventType: "price" | "advisory" | "list" | "trending" | "depeg";
+        /** @description per-type filters (docs/webhooks.md); price_cross is required with the price event, a filter needs its event */
+        WebhookFilters: {
+            price_cross?: {
+                mint: string;
+                /** @enum {string} */
+                direction: "above" | "below";
+                /** @description USD */
+                value: number;
+                /** @enum {string} */
+                mode: "once" | "every";
+            };
+            advisory?: {
+                /** @description empty or absent: every mint */
+                mints?: string[];
+            };
+            list?: {
+                slug: string;
+            };
+            trending?: Record<string, never>;
+            depeg?: Record<string, never>;
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            filters: components["schemas"]["WebhookFilters"];
+            enabled: boolean;
+            /** @description unix ms */
+            createdAt: number;
+            /** @description unix ms */
+            updatedAt: number;
+        };
+        WebhookWithSecret: components["schemas"]["Webhook"] & {
+            /** @description Standard Webhooks signing secret; shown once */
+            secret: string;
+        };
+        WebhookAttempt: {
+            /** @description the webhook-id header of every attempt of this delivery */
+            deliveryId: string;
+            eventId: number;
+            eventType: components["schemas"]["WebhookEventType"];
+            attempt: number;
+            /** @description unix ms */
+            at: number;
+            /** @enum {string} */
+            outcome: "delivered" | "failed" | "refused";
+            latencyMs: number;
+            responseCode: number | null;
+            error: string | null;
         };
     };
     responses: {
@@ -4364,6 +4506,295 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhooks: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https URL resolving to public addresses only (400 url_not_https, url_not_public, url_unresolvable, invalid_url) */
+                    url: string;
+                    events: components["schemas"]["WebhookEventType"][];
+                    filters?: components["schemas"]["WebhookFilters"];
+                };
+            };
+        };
+        responses: {
+            /** @description created; `secret` is shown here and on rotation only */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    events?: components["schemas"]["WebhookEventType"][];
+                    filters?: components["schemas"]["WebhookFilters"];
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            default: components["responses"]["Error"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description unix ms; attempts at or after it (default and floor: 7 days ago) */
+                since?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attempts: components["schemas"]["WebhookAttempt"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            default: components["responses"]["Error"];
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description queued */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveryId: string;
+                        eventId: number;
+                        /** @constant */
+                        status: "pending";
+                    };
+                };
+            };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
