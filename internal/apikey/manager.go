@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Store is what key management needs from a storage engine. Methods return
@@ -38,17 +40,40 @@ type Manager struct {
 // ErrProjectName is returned for an empty or over-long project name.
 var ErrProjectName = errors.New("project name must be 1..64 printable characters")
 
+// ErrKeyName is returned for a key name over 64 characters or with
+// control characters.
+var ErrKeyName = errors.New("key name must be at most 64 printable characters")
+
+// CleanName trims a key's display name and checks it (ErrKeyName); "" is
+// allowed (no name).
+func CleanName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > 64 || strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return "", ErrKeyName
+	}
+	return name, nil
+}
+
 // Create makes a new key for project with scopes and returns its plaintext.
 func (m Manager) Create(ctx context.Context, project string, scopes []string) (string, Key, error) {
+	return m.CreateNamed(ctx, project, "", scopes)
+}
+
+// CreateNamed is Create with a display name for the key (CleanName).
+func (m Manager) CreateNamed(ctx context.Context, project, name string, scopes []string) (string, Key, error) {
 	project = strings.TrimSpace(project)
 	if project == "" || len(project) > 64 || strings.ContainsAny(project, "\t\r\n") {
 		return "", Key{}, ErrProjectName
+	}
+	name, err := CleanName(name)
+	if err != nil {
+		return "", Key{}, err
 	}
 	plain, hash, err := Generate()
 	if err != nil {
 		return "", Key{}, err
 	}
-	k := Key{ID: NewID("key_"), Hash: hash, Scopes: scopes, CreatedAt: m.Now().UTC().Truncate(time.Millisecond)}
+	k := Key{ID: NewID("key_"), Name: name, Hash: hash, Scopes: scopes, CreatedAt: m.Now().UTC().Truncate(time.Millisecond)}
 	k, err = m.Store.CreateKey(ctx, project, k)
 	if err != nil {
 		return "", Key{}, fmt.Errorf("create key: %w", err)
@@ -71,7 +96,7 @@ func (m Manager) Regenerate(ctx context.Context, id string) (string, Key, error)
 		return "", Key{}, err
 	}
 	now := m.Now().UTC().Truncate(time.Millisecond)
-	next := Key{ID: NewID("key_"), ProjectID: old.ProjectID, Project: old.Project, Hash: hash, Scopes: old.Scopes, Limits: old.Limits, CreatedAt: now}
+	next := Key{ID: NewID("key_"), Name: old.Name, ProjectID: old.ProjectID, Project: old.Project, Hash: hash, Scopes: old.Scopes, Limits: old.Limits, CreatedAt: now}
 	if err := m.Store.RotateKey(ctx, id, next, now); err != nil {
 		return "", Key{}, fmt.Errorf("regenerate %s: %w", id, err)
 	}

@@ -80,9 +80,9 @@ func ensureProject(ctx context.Context, tx *sql.Tx, name string, now time.Time) 
 
 func insertKey(ctx context.Context, tx *sql.Tx, k apikey.Key) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO api_keys(id, project_id, key_hash, scopes, rate_requests, rate_window_ms,
-		quota_per_month, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		quota_per_month, created_at, name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		k.ID, k.ProjectID, k.Hash, storage.JoinList(k.Scopes), k.Limits.RateRequests, k.Limits.RateWindow.Milliseconds(),
-		k.Limits.QuotaPerMonth, storage.Ms(k.CreatedAt))
+		k.Limits.QuotaPerMonth, storage.Ms(k.CreatedAt), k.Name)
 	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
 		return fmt.Errorf("%w: %v", storage.ErrConflict, err)
 	}
