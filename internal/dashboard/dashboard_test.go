@@ -281,7 +281,7 @@ func TestKeysNeedCSRFAndRole(t *testing.T) {
 		t.Fatalf("secret does not match the stored key %+v", ks[0])
 	}
 	// The quickstart carries the new key and this server's origin.
-	if !strings.Contains(shown.body, "curl -H 'x-api-key: "+secret+"' 'http://example.com/v1/assets/search?q=usdc'") ||
+	if !strings.Contains(shown.body, "curl -H 'x-api-key: "+secret+"' \\\n  'http://example.com/v1/assets/search?q=usdc'") ||
 		!strings.Contains(shown.body, "export ASSETD_API_KEY="+secret) || !strings.Contains(shown.body, `http.NewRequest("GET", "http://example.com/v1/assets/search`) {
 		t.Fatalf("quickstart:\n%s", shown.body)
 	}
@@ -373,7 +373,7 @@ func TestUsagePage(t *testing.T) {
 		`<h1>Key Charts</h1>`,
 		`id="count-total">45<`, `id="count-4xx">13<`, `id="count-429">10<`, `id="count-5xx">2<`,
 		`<title>11-19: 40 requests (4xx 10, of which 429 10; 5xx 0)</title>`,
-		`<title>11-20 11h: 2 requests (4xx 0, of which 429 0; 5xx 2)</title>`,
+		`<title>11-20 11:00: 2 requests (4xx 0, of which 429 0; 5xx 2)</title>`,
 		`class="c-5xx"`, `class="c-4xx"`, `class="c-ok"`,
 		"<td><code>GET /v1/assets/search</code></td><td class=\"num\">200</td><td class=\"num\">30</td>",
 		"<td><code>GET /v1/assets/{assetId}</code></td><td class=\"num\">429</td><td class=\"num\">10</td>",

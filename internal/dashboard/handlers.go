@@ -501,8 +501,8 @@ func (h *Handler) loadUsage(ctx context.Context, d *keyData) error {
 	}
 	d.Days = buildChart("chart-days", fmt.Sprintf("Requests per day, last %d days (UTC)", usageDays), days, dayFrom, 24*time.Hour, usageDays, 20, 7,
 		func(t time.Time) string { return t.Format("01-02") })
-	d.Hours = buildChart("chart-hours", fmt.Sprintf("Requests per hour, last %d hours (UTC)", usageHours), hours, hourFrom, time.Hour, usageHours, 12, 6,
-		func(t time.Time) string { return t.Format("01-02 15h") })
+	d.Hours = buildChart("chart-hours", fmt.Sprintf("Requests per hour, last %d hours (UTC)", usageHours), hours, hourFrom, time.Hour, usageHours, 12, 12,
+		func(t time.Time) string { return t.Format("01-02 15:04") })
 	d.Routes = breakdown(days, dayFrom)
 	d.Key.LastUsed = lastUsedText(lastUsed(days), now)
 	d.Limits.setUsed(days, month)

@@ -184,7 +184,7 @@ func lastUsedText(last, now time.Time) string {
 func ago(d time.Duration) string {
 	switch {
 	case d < 2*time.Minute:
-		return "within the last minute or two"
+		return "just now"
 	case d < time.Hour:
 		return strconv.Itoa(int(d/time.Minute)) + " min ago"
 	case d < 48*time.Hour:
