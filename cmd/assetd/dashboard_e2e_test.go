@@ -196,7 +196,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		defer cancel()
 		var v []axeViolation
 		err := chromedp.Do(c, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			if _, err := chromedp.Evaluate[bool](axeJS + "\n;true")(ctx, tg); err != nil {
+			if _, err := chromedp.Evaluate[bool](axeJS+"\n;true")(ctx, tg); err != nil {
 				return err
 			}
 			var err error
