@@ -181,6 +181,25 @@ func (c *cli) keys(ctx context.Context, args []string) error {
 			fmt.Fprintf(c.stderr, "revoked %s; its replacement is %s (same project, scopes and limits)\n", id, k.ID)
 			return nil
 		})
+	case "rename":
+		var name string
+		return c.withStore(ctx, "keys rename", rest, func(fs *flag.FlagSet) {
+			fs.StringVar(&name, "name", "", "the key's new display name (empty removes it)")
+		}, func(st store, pos []string) error {
+			id, err := oneID("keys rename", pos)
+			if err != nil {
+				return err
+			}
+			if _, err := apikey.CleanName(name); err != nil {
+				return usageError{"keys rename: --name: " + err.Error()}
+			}
+			k, err := mgr(st).Rename(ctx, id, name)
+			if err != nil {
+				return notFoundHint(err, id)
+			}
+			fmt.Fprintf(c.stderr, "%s is named %q\n", k.ID, k.Name)
+			return nil
+		})
 	case "usage":
 		return c.keysUsage(ctx, rest)
 	case "scopes":

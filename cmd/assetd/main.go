@@ -54,6 +54,7 @@ Usage:
   assetd keys list
   assetd keys revoke ID
   assetd keys regenerate ID
+  assetd keys rename ID --name N
   assetd keys limits ID [--rate N/WINDOW] [--quota N/month] [--clear]
   assetd keys usage ID [--days N]
   assetd sessions create --user-id U --email E [--ttl 168h]

@@ -272,6 +272,10 @@ func TestKeyLimitsCLI(t *testing.T) {
 	if list := mustCLI(t, "keys", "list", "--data-dir", dir); !strings.Contains(list, "rate=2/10s quota=100/month") || !strings.Contains(list, `name="CI runner"`) {
 		t.Fatalf("limits or name not listed: %q", list)
 	}
+	mustCLI(t, "keys", "rename", id, "--name", "CI runner 2", "--data-dir", dir)
+	if list := mustCLI(t, "keys", "list", "--data-dir", dir); !strings.Contains(list, `name="CI runner 2"`) {
+		t.Fatalf("rename not listed: %q", list)
+	}
 	for _, bad := range [][]string{
 		{"keys", "limits", id, "--rate", "fast", "--data-dir", dir},
 		{"keys", "limits", id, "--quota", "5/week", "--data-dir", dir},

@@ -29,6 +29,8 @@ type Store interface {
 	SetKeyLimits(ctx context.Context, id string, l Limits) error
 	// SetKeyScopes replaces a key's scopes.
 	SetKeyScopes(ctx context.Context, id string, scopes []string) error
+	// SetKeyName replaces a key's display name.
+	SetKeyName(ctx context.Context, id, name string) error
 }
 
 // Manager creates, rotates and revokes keys.
@@ -141,5 +143,21 @@ func (m Manager) SetScopes(ctx context.Context, id string, scopes []string) (Key
 		return Key{}, fmt.Errorf("set scopes of %s: %w", id, err)
 	}
 	k.Scopes = clean
+	return k, nil
+}
+
+// Rename sets the display name of key id (CleanName; "" removes it).
+func (m Manager) Rename(ctx context.Context, id, name string) (Key, error) {
+	name, err := CleanName(name)
+	if err != nil {
+		return Key{}, err
+	}
+	if err := m.Store.SetKeyName(ctx, id, name); err != nil {
+		return Key{}, fmt.Errorf("rename %s: %w", id, err)
+	}
+	k, err := m.Store.GetKey(ctx, id)
+	if err != nil {
+		return Key{}, fmt.Errorf("rename %s: %w", id, err)
+	}
 	return k, nil
 }

@@ -54,12 +54,13 @@ type Keys interface {
 }
 
 // KeyManager creates, regenerates and revokes keys and changes their
-// scopes (apikey.Manager).
+// scopes and names (apikey.Manager).
 type KeyManager interface {
 	CreateNamed(ctx context.Context, project, name string, scopes []string) (string, apikey.Key, error)
 	Regenerate(ctx context.Context, id string) (string, apikey.Key, error)
 	Revoke(ctx context.Context, id string) error
 	SetScopes(ctx context.Context, id string, scopes []string) (apikey.Key, error)
+	Rename(ctx context.Context, id, name string) (apikey.Key, error)
 }
 
 // Usage reads a key's requests from from on, per bucket (an hour or a

@@ -429,6 +429,21 @@ func TestNewKeyFormDefaults(t *testing.T) {
 	if n := len(e.keys(t)); n != 0 {
 		t.Fatalf("%d keys created by refused forms", n)
 	}
+	// Renaming: owners and admins only, at most 64 characters.
+	_, k, err := (apikey.Manager{Store: e.st, Now: time.Now}).CreateNamed(context.Background(), "acme", "keep", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := keyURL(e.owner.ProjectID, k.ID) + "name"
+	if r := e.post(t, path, memberTok, url.Values{"name": {"x"}}); r.status != 400 {
+		t.Errorf("member rename: %d", r.status)
+	}
+	if r := e.post(t, path, ownerTok, url.Values{"name": {strings.Repeat("y", 65)}}); r.status != 400 {
+		t.Errorf("over-long rename: %d", r.status)
+	}
+	if got, _ := e.st.GetKey(context.Background(), k.ID); got.Name != "keep" {
+		t.Fatalf("refused renames changed the name to %q", got.Name)
+	}
 }
 
 // TestFlashIsBoundToTheSession: another session following the redirect
@@ -492,6 +507,8 @@ func TestEveryFormRedirects(t *testing.T) {
 	}{
 		{base + "keys", url.Values{"scope": {"assets:read"}}, "created."},
 		{base + "keys/" + k.ID + "/scopes", url.Values{"scope": {"assets:read"}}, "Scopes saved"},
+		{base + "keys/" + k.ID + "/name", url.Values{"name": {"  Staging "}}, "Renamed to Staging."},
+		{base + "keys/" + k.ID + "/name", url.Values{"name": {""}}, "Name removed."},
 		{base + "keys/" + k.ID + "/limits", url.Values{}, "Limits saved: rate 600 requests per 60 s (server default), monthly quota 1000 (server default)."},
 		{base + "keys/" + k.ID + "/regenerate", nil, "was regenerated"},
 		{base + "lists", url.Values{"slug": {"picks"}, "name": {"Picks"}, "status": {"draft"}}, "List picks created."},

@@ -31,6 +31,7 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/revoke", h.page(h.keyRevoke))
 	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/limits", h.page(h.keyLimits))
 	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/scopes", h.page(h.keyScopes))
+	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/name", h.page(h.keyName))
 	m.HandleFunc("GET "+Base+"/p/{project}/keys/{key}/{$}", h.page(h.keyPage))
 	m.HandleFunc("POST "+Base+"/p/{project}/lists", h.page(h.listCreate))
 	m.HandleFunc("GET "+Base+"/p/{project}/lists/{slug}/{$}", h.page(h.listPage))
@@ -440,6 +441,26 @@ func (h *Handler) keyScopes(w http.ResponseWriter, r *http.Request, u *user) err
 	h.d.Log.InfoContext(r.Context(), "dashboard: key scopes set", "key", k.ID, "scopes", next.Scopes, "user", u.UserID)
 	return h.redirectFlash(w, r, u, keyURL(p.ProjectID, k.ID), flash{
 		Message: "Scopes saved: " + strings.Join(next.Scopes, ", ") + ". Every server applies them within one key reload."})
+}
+
+// keyName renames a key (an empty name removes it).
+func (h *Handler) keyName(w http.ResponseWriter, r *http.Request, u *user) error {
+	p, k, err := h.managedKey(r, u)
+	if err != nil {
+		return err
+	}
+	next, err := h.d.KeyManager.Rename(r.Context(), k.ID, r.PostFormValue("name"))
+	if errors.Is(err, apikey.ErrKeyName) {
+		return userError{"Key name: " + err.Error() + "."}
+	}
+	if err != nil {
+		return err
+	}
+	msg := "Name removed."
+	if next.Name != "" {
+		msg = "Renamed to " + next.Name + "."
+	}
+	return h.redirectFlash(w, r, u, keyURL(p.ProjectID, k.ID), flash{Message: msg})
 }
 
 type keyData struct {

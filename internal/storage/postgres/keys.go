@@ -170,3 +170,21 @@ func (s *Store) SetKeyScopes(ctx context.Context, id string, scopes []string) er
 	}
 	return nil
 }
+
+// SetKeyName implements apikey.Store: it replaces a key's display name.
+func (s *Store) SetKeyName(ctx context.Context, id, name string) error {
+	err := s.withTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE api_keys SET name = $1 WHERE id = $2`, name, id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return storage.ErrNotFound
+		}
+		return bump(ctx, tx, storage.TopicKeys)
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: set name of key %s: %w", id, err)
+	}
+	return nil
+}

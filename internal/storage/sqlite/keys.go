@@ -167,3 +167,21 @@ func (s *Store) SetKeyScopes(ctx context.Context, id string, scopes []string) er
 	}
 	return nil
 }
+
+// SetKeyName implements apikey.Store: it replaces a key's display name.
+func (s *Store) SetKeyName(ctx context.Context, id, name string) error {
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET name = ? WHERE id = ?`, name, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return storage.ErrNotFound
+		}
+		return s.bump(ctx, tx, storage.TopicKeys)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: set name of key %s: %w", id, err)
+	}
+	return nil
+}

@@ -43,6 +43,15 @@ func testKeyNames(t *testing.T, h Harness) {
 	if d := cmp.Diff(want, names); d != "" {
 		t.Fatalf("names (-want +got):\n%s", d)
 	}
+	if err := s.SetKeyName(ctx, "key_plain", "renamed"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.GetKey(ctx, "key_plain"); got.Name != "renamed" {
+		t.Fatalf("after SetKeyName: %q", got.Name)
+	}
+	if err := s.SetKeyName(ctx, "key_none", "x"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("SetKeyName of an unknown key: %v", err)
+	}
 }
 
 // testUsageBuckets: aggregates sum per hour and per day, route and
