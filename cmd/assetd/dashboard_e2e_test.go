@@ -251,6 +251,12 @@ func TestDashboardInBrowser(t *testing.T) {
 	// redirects to the sign-in page.
 	run("sign-in page", chromedp.Navigate(s.base+"/dashboard"), chromedp.WaitVisible(chromedp.ID("token")))
 	check("signin")
+	run("refused sign-in",
+		chromedp.SendKeys(chromedp.ID("token"), "ads_not-a-session"),
+		chromedp.Click(chromedp.ID("signin")),
+		chromedp.WaitVisible(`//p[@role="alert" and contains(., "invalid or expired")]`),
+	)
+	check("signin-refused")
 	run("sign in",
 		chromedp.SendKeys(chromedp.ID("token"), token),
 		chromedp.Click(chromedp.ID("signin")),

@@ -217,9 +217,14 @@ func TestSignIn(t *testing.T) {
 		t.Fatalf("sign-in with a wrong CSRF token: %d", r.status)
 	}
 	// A failed sign-in names the store the server reads sessions from.
-	if r := signIn("ads_nope", "abc", "abc", false); r.status != 401 || !strings.Contains(r.body, "invalid or expired") ||
+	// (Post/Redirect/Get: the refused POST answers 303 to the sign-in
+	// page, which says why.)
+	if r := signIn("ads_nope", "abc", "abc", false); r.status != 303 || r.header.Get("Location") != "/dashboard/?signin=failed" {
+		t.Fatalf("sign-in with a bad session: %d %v", r.status, r.header)
+	}
+	if r := e.do(t, "GET", "/dashboard/?signin=failed", "", nil, false); r.status != 401 || !strings.Contains(r.body, "invalid or expired") ||
 		!strings.Contains(r.body, "This server reads sessions from SQLite in ./data-demo; CLI commands reach it with --demo") {
-		t.Fatalf("sign-in with a bad session: %d %s", r.status, r.body)
+		t.Fatalf("sign-in page after a bad session: %d %s", r.status, r.body)
 	}
 	for _, tlsOn := range []bool{false, true} {
 		r := signIn(ownerTok, "abc", "abc", tlsOn)

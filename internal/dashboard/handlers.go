@@ -63,7 +63,11 @@ func (h *Handler) page(fn pageFunc) http.HandlerFunc {
 		case err == nil:
 		case errors.Is(err, errSignedOut):
 			if r.Method == http.MethodGet && r.URL.Path == Base+"/" {
-				h.signInPage(w, r, "")
+				msg := ""
+				if r.URL.Query().Get("signin") == "failed" {
+					msg = h.signInFailed()
+				}
+				h.signInPage(w, r, msg)
 				return
 			}
 			http.Redirect(w, r, Base+"/", http.StatusSeeOther)
@@ -121,6 +125,15 @@ func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request, msg string)
 	h.render(w, status, "signin", signInData{CSRF: tok, Message: msg})
 }
 
+// signInFailed is the sign-in page's message after a refused token.
+func (h *Handler) signInFailed() string {
+	msg := "That session is invalid or expired."
+	if h.d.Store != "" {
+		msg += " This server reads sessions from " + h.d.Store + "; a session created in another store is unknown here."
+	}
+	return msg
+}
+
 // signIn verifies a session token (local or identity-provider JWT) and
 // stores it in the session cookie.
 func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
@@ -135,11 +148,8 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 		if !errors.Is(err, session.ErrInvalid) {
 			h.d.Log.ErrorContext(r.Context(), "dashboard sign-in failed", "err", err)
 		}
-		msg := "That session is invalid or expired."
-		if h.d.Store != "" {
-			msg += " This server reads sessions from " + h.d.Store + "; a session created in another store is unknown here."
-		}
-		h.signInPage(w, r, msg)
+		// Post/Redirect/Get: a reload of the answer re-sends no token.
+		http.Redirect(w, r, Base+"/?signin=failed", http.StatusSeeOther)
 		return
 	}
 	setCookie(w, r, preCSRFCookie, "", -1)
