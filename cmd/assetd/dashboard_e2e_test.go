@@ -268,6 +268,20 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("create-key")),
 	)
 	check("project")
+	// Focus is visible: the keyboard's first Tab stop gets a 3 px outline.
+	c, cancel := stepCtx()
+	var focus string
+	err := chromedp.Do(c, chromedp.KeyEvent("\t"), chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		var err error
+		focus, err = chromedp.Evaluate[string](`(() => { const e = document.activeElement, s = getComputedStyle(e);
+			return e.tagName + " " + s.outlineStyle + " " + s.outlineWidth })()`)(ctx, tg)
+		return err
+	}))
+	cancel()
+	if err != nil || !strings.HasSuffix(focus, "solid 3px") || strings.HasPrefix(focus, "BODY") {
+		t.Fatalf("keyboard focus not visible: %q (%v)", focus, err)
+	}
+	t.Logf("first Tab stop: %s", focus)
 
 	// 2. Create a named key with the form's default scopes (the CLI's):
 	// the secret and the quickstart show once; reloading the page (a GET:
@@ -301,7 +315,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	if n := keyCount(); n != before+1 {
 		t.Fatalf("reloading the key-created page made %d more keys", n-before-1)
 	}
-	c, cancel := stepCtx()
+	c, cancel = stepCtx()
 	secretShown, err := chromedp.Run(c, chromedp.Evaluate[bool](`document.getElementById("secret") !== null || document.body.innerText.includes(`+"`"+key1+"`"+`)`))
 	cancel()
 	if err != nil || secretShown {
