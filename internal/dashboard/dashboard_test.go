@@ -402,6 +402,19 @@ func TestUsagePage(t *testing.T) {
 	if p := e.do(t, "GET", projectURL(e.owner.ProjectID), ownerTok, nil, false); !strings.Contains(p.body, "2026-11-20 11:58 UTC (2 min ago)") {
 		t.Fatalf("last used not shown:\n%s", p.body)
 	}
+	for _, c := range []struct {
+		last, created time.Time
+		want          string
+	}{
+		{time.Time{}, day, "never"},
+		{time.Time{}, day.AddDate(0, -2, 0), "not in the last 30 days"},
+		{last.Add(-3 * time.Hour), day, "2026-11-20 08:58 UTC (3 h ago)"},
+		{last.AddDate(0, 0, -3), day.AddDate(0, -1, 0), "2026-11-17 11:58 UTC (3 days ago)"},
+	} {
+		if got := lastUsedText(c.last, c.created, last.Add(2*time.Minute)); got != c.want {
+			t.Errorf("lastUsedText(%v, %v) = %q, want %q", c.last, c.created, got, c.want)
+		}
+	}
 	// Without a usage reader the page says so.
 	e2 := newEnv(t, nil)
 	_, k2, _ := (apikey.Manager{Store: e2.st, Now: time.Now}).Create(context.Background(), "acme", nil)

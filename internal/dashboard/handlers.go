@@ -254,7 +254,7 @@ func (h *Handler) projectData(ctx context.Context, u *user, p project.Member) (p
 		row := keyRow{Key: k, Prefix: keyPrefix(k), LastUsed: "usage not available"}
 		if h.d.Usage != nil {
 			if b, err := h.d.Usage.UsageBuckets(ctx, k.ID, now.AddDate(0, 0, -usageDays), 24*time.Hour); err == nil {
-				row.LastUsed = lastUsedText(lastUsed(b), now)
+				row.LastUsed = lastUsedText(lastUsed(b), k.CreatedAt, now)
 			} else {
 				h.d.Log.WarnContext(ctx, "dashboard: usage read failed", "key", k.ID, "err", err)
 			}
@@ -535,7 +535,7 @@ func (h *Handler) loadUsage(ctx context.Context, d *keyData) error {
 	d.Hours = buildChart("chart-hours", fmt.Sprintf("Requests per hour, last %d hours (UTC)", usageHours), hours, hourFrom, time.Hour, usageHours, 12, 12,
 		func(t time.Time) string { return t.Format("01-02 15:04") })
 	d.Routes = breakdown(days, dayFrom)
-	d.Key.LastUsed = lastUsedText(lastUsed(days), now)
+	d.Key.LastUsed = lastUsedText(lastUsed(days), d.Key.CreatedAt, now)
 	d.Limits.setUsed(days, month)
 	return nil
 }

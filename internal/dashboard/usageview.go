@@ -172,10 +172,14 @@ func lastUsed(buckets []usage.Bucket) time.Time {
 	return last
 }
 
-// lastUsedText says when a key was last used: the minute (UTC) and how
-// long ago.
-func lastUsedText(last, now time.Time) string {
+// lastUsedText says when a key created at created was last used: the
+// minute (UTC) and how long ago, "never" for a key younger than the usage
+// window without a request.
+func lastUsedText(last, created, now time.Time) string {
 	if last.IsZero() {
+		if created.After(now.AddDate(0, 0, -usageDays)) {
+			return "never"
+		}
 		return fmt.Sprintf("not in the last %d days", usageDays)
 	}
 	return last.UTC().Format("2006-01-02 15:04") + " UTC (" + ago(now.Sub(last)) + ")"
