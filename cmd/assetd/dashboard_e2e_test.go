@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +38,52 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
+// axeEnv names axe-core's axe.min.js for the accessibility check; without
+// it the test looks in the cache .ci/run installs to
+// ($XDG_CACHE_HOME or ~/.cache)/assetd/axe and in ./node_modules.
+const axeEnv = "ASSETD_AXE_JS"
+
+// axeSource returns axe-core's script and where it came from, or "" and
+// why not.
+func axeSource() (src, from string) {
+	var cands []string
+	if p := os.Getenv(axeEnv); p != "" {
+		cands = append(cands, p)
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		cands = append(cands, filepath.Join(d, "assetd", "axe", "node_modules", "axe-core", "axe.min.js"))
+	}
+	cands = append(cands, filepath.Join("..", "..", "node_modules", "axe-core", "axe.min.js"))
+	for _, p := range cands {
+		if b, err := os.ReadFile(p); err == nil && len(b) > 0 {
+			return string(b), p
+		}
+	}
+	return "", "axe-core not found (looked at " + strings.Join(cands, ", ") + "; .ci/run installs it with npm, or set " + axeEnv + ")"
+}
+
+// axeViolation is one failed axe-core rule on a page.
+type axeViolation struct {
+	ID     string   `json:"id"`
+	Impact string   `json:"impact"`
+	Help   string   `json:"help"`
+	Nodes  []string `json:"nodes"`
+}
+
+// axeRun injects axe-core into the current page (through DevTools, so the
+// page's Content-Security-Policy does not apply) and runs every rule
+// axe-core enables by default (WCAG 2.x A/AA and best practices).
+const axeRun = `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations.map(v => ({
+  id: v.id, impact: v.impact || "", help: v.help,
+  nodes: v.nodes.map(n => n.target.join(" ") + " :: " + (n.failureSummary || "").replace(/\s+/g, " "))})))`
+
+// pageWidth is what the 360 px check measures.
+type pageWidth struct {
+	ScrollWidth int `json:"scrollWidth"`
+	ClientWidth int `json:"clientWidth"`
+	InnerWidth  int `json:"innerWidth"`
+}
+
 // keyStatus is the status of an authenticated call with key.
 func keyStatus(t *testing.T, s *server, key string) int {
 	t.Helper()
@@ -58,10 +106,17 @@ func projectIDOf(t *testing.T, dir, name string) string {
 }
 
 // TestDashboardInBrowser drives the dashboard in headless Chromium: sign
-// in with a local session, create a key and use it, regenerate it (the old
-// secret stops working), take a scope away (the key gets 403), create a list, add two members through the
-// search, publish it and read it back through the API. Every step leaves a
-// screenshot in $ASSETD_E2E_SCREENS.
+// in with a local session, pick the project, create a named key (the
+// secret and quickstart are shown once; reloading the page creates no key
+// and shows no secret) and use it, regenerate it (the old secret stops
+// working), take a scope away (the key gets 403), create a list, add two
+// members through the search, publish it and read it back through the
+// API, then set the key's limits low and read its usage page (per day and
+// per hour, 4xx/429/5xx, route breakdown, quota meter, last used). Every
+// step leaves a screenshot in $ASSETD_E2E_SCREENS; every page is checked
+// at 1280 px and at 360 px (the page must not scroll sideways: its
+// scrollWidth fits its width) and, when axe-core is available, with
+// axe-core (0 violations; the "axe-core" subtest skips without it).
 func TestDashboardInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
@@ -79,7 +134,16 @@ func TestDashboardInBrowser(t *testing.T) {
 	dir := t.TempDir()
 	token := strings.TrimSpace(mustCLI(t, "sessions", "create", "--user-id", "e2e-user", "--email", "e2e@example.com", "--data-dir", dir))
 	mustCLI(t, "projects", "add-member", "--project", "e2e", "--user-id", "e2e-user", "--role", "owner", "--data-dir", dir)
+	// A second project, so the projects page lists them rather than
+	// redirecting to the only one.
+	mustCLI(t, "projects", "add-member", "--project", "e2e-other", "--user-id", "e2e-user", "--role", "member", "--data-dir", dir)
 	s := startServer(t, "--data-dir", dir, "--demo")
+	axeJS, axeFrom := axeSource()
+	t.Logf("accessibility check: %s", map[bool]string{true: "axe-core from " + axeFrom, false: axeFrom}[axeJS != ""])
+	keyCount := func() int {
+		t.Helper()
+		return strings.Count(mustCLI(t, "keys", "list", "--data-dir", dir), "key_")
+	}
 
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(browser), chromedp.UserDataDir(t.TempDir()),
@@ -118,6 +182,60 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Fatalf("%s: %v\nserver log:\n%s", what, err, s.logs)
 		}
 	}
+	// check screenshots the current page at desktop and phone widths,
+	// measures that it does not scroll sideways at 360 px, and runs
+	// axe-core on it (violations are reported by the axe-core subtest).
+	type widthResult struct {
+		page string
+		pageWidth
+	}
+	var widths []widthResult
+	axeFound := map[string][]axeViolation{}
+	runAxe := func() ([]axeViolation, error) {
+		c, cancel := stepCtx()
+		defer cancel()
+		var v []axeViolation
+		err := chromedp.Do(c, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			if _, err := chromedp.Evaluate[bool](axeJS+"\n;true")(ctx, tg); err != nil {
+				return err
+			}
+			var err error
+			v, err = chromedp.Evaluate[[]axeViolation](axeRun, chromedp.EvalAwaitPromise)(ctx, tg)
+			return err
+		}))
+		return v, err
+	}
+	check := func(name string) {
+		t.Helper()
+		for _, vp := range []struct {
+			label string
+			w, h  int64
+			opts  []chromedp.EmulateViewportOption
+		}{{"desktop", 1280, 1000, nil}, {"phone", 360, 780, []chromedp.EmulateViewportOption{chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulatePortrait}}} {
+			run(name+" at "+vp.label, chromedp.EmulateViewport(vp.w, vp.h, vp.opts...), shot(name+"-"+vp.label))
+			if vp.label == "phone" {
+				c, cancel := stepCtx()
+				pw, err := chromedp.Run(c, chromedp.Evaluate[pageWidth](`({scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth, innerWidth: window.innerWidth})`))
+				cancel()
+				if err != nil {
+					t.Fatalf("%s: measure width: %v", name, err)
+				}
+				widths = append(widths, widthResult{name, pw})
+				if pw.ScrollWidth > pw.ClientWidth || pw.ClientWidth > 360 {
+					t.Errorf("%s does not fit 360 px: scrollWidth %d, clientWidth %d, innerWidth %d (see %s)", name, pw.ScrollWidth, pw.ClientWidth, pw.InnerWidth, screens)
+				}
+			}
+			if axeJS == "" {
+				continue
+			}
+			v, err := runAxe()
+			if err != nil {
+				t.Fatalf("%s: axe-core: %v", name, err)
+			}
+			axeFound[name+" at "+vp.label] = v
+		}
+		run("back to desktop", chromedp.EmulateViewport(1280, 1000))
+	}
 	text := func(sel chromedp.ID) string {
 		t.Helper()
 		c, cancel := stepCtx()
@@ -129,24 +247,83 @@ func TestDashboardInBrowser(t *testing.T) {
 		return strings.TrimSpace(v)
 	}
 
-	// 1. Sign in with the local session token.
+	// 1. Sign in with the local session token; /dashboard (no slash)
+	// redirects to the sign-in page.
+	run("sign-in page", chromedp.Navigate(s.base+"/dashboard"), chromedp.WaitVisible(chromedp.ID("token")))
+	check("signin")
+	run("refused sign-in",
+		chromedp.SendKeys(chromedp.ID("token"), "ads_not-a-session"),
+		chromedp.Click(chromedp.ID("signin")),
+		chromedp.WaitVisible(`//p[@role="alert" and contains(., "invalid or expired")]`),
+	)
+	check("signin-refused")
 	run("sign in",
-		chromedp.Navigate(s.base+"/dashboard/"),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		shot("signin"),
 		chromedp.SendKeys(chromedp.ID("token"), token),
 		chromedp.Click(chromedp.ID("signin")),
-		chromedp.WaitVisible(chromedp.ID("create-key")),
-		shot("project"),
+		chromedp.WaitVisible(`//a[text()="e2e-other"]`),
 	)
+	check("projects")
+	run("open the project",
+		chromedp.Click(`//a[text()="e2e"]`),
+		chromedp.WaitVisible(chromedp.ID("create-key")),
+	)
+	check("project")
+	// Focus is visible: the keyboard's first Tab stop gets a 3 px outline.
+	c, cancel := stepCtx()
+	var focus string
+	err := chromedp.Do(c, chromedp.KeyEvent("\t"), chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		var err error
+		focus, err = chromedp.Evaluate[string](`(() => { const e = document.activeElement, s = getComputedStyle(e);
+			return e.tagName + " " + s.outlineStyle + " " + s.outlineWidth })()`)(ctx, tg)
+		return err
+	}))
+	cancel()
+	if err != nil || !strings.HasSuffix(focus, "solid 3px") || strings.HasPrefix(focus, "BODY") {
+		t.Fatalf("keyboard focus not visible: %q (%v)", focus, err)
+	}
+	t.Logf("first Tab stop: %s", focus)
 
-	// 2. Create a key; it works on the API.
+	// 2. Create a named key with the form's default scopes (the CLI's):
+	// the secret and the quickstart show once; reloading the page (a GET:
+	// the POST answered 303) shows no secret and creates no key. The key
+	// works on the API.
+	before := keyCount()
 	run("create key",
+		chromedp.SendKeys(chromedp.ID("key-name"), "E2E backend"),
 		chromedp.Click(chromedp.ID("create-key")),
 		chromedp.WaitVisible(chromedp.ID("secret")),
-		shot("key-created"),
 	)
+	check("key-created")
 	key1, key1ID := text("secret"), text("secret-key-id")
+	if name := text("secret-key-name"); name != "E2E backend" {
+		t.Fatalf("created key's name %q", name)
+	}
+	if qs := text("quickstart-curl"); !strings.Contains(qs, "x-api-key: "+key1) || !strings.Contains(qs, s.base+"/v1/") {
+		t.Fatalf("curl quickstart %q", qs)
+	}
+	if qs := text("quickstart-go"); !strings.Contains(qs, s.base+"/v1/") || !strings.Contains(qs, "x-api-key") {
+		t.Fatalf("Go quickstart %q", qs)
+	}
+	if n := keyCount(); n != before+1 {
+		t.Fatalf("create made %d keys", n-before)
+	}
+	run("reload the key-created page",
+		chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.ID("flash-gone")),
+	)
+	check("key-created-reloaded")
+	if n := keyCount(); n != before+1 {
+		t.Fatalf("reloading the key-created page made %d more keys", n-before-1)
+	}
+	c, cancel = stepCtx()
+	secretShown, err := chromedp.Run(c, chromedp.Evaluate[bool](`document.getElementById("secret") !== null || document.body.innerText.includes(`+"`"+key1+"`"+`)`))
+	cancel()
+	if err != nil || secretShown {
+		t.Fatalf("the reloaded page shows the secret again (%v)", err)
+	}
+	if k := mustCLI(t, "keys", "list", "--data-dir", dir); !strings.Contains(k, "assets:read,execution:read") {
+		t.Fatalf("the form's default scopes are not the CLI's (assets:read,execution:read): %q", k)
+	}
 	eventually(t, time.Minute, "new key answers 200", func() bool { return keyStatus(t, s, key1) == http.StatusOK })
 
 	// 3. Regenerate it (the confirm dialog is answered yes): the old
@@ -171,7 +348,8 @@ func TestDashboardInBrowser(t *testing.T) {
 	// 4. On the key's page, replace assets:read by assets:ohlcv:read: the
 	// key gets 403 on a route that needs assets:read; ticking it again
 	// restores 200.
-	keyPage := s.base + "/dashboard/p/" + projectIDOf(t, dir, "e2e") + "/keys/" + key2ID + "/"
+	projectPage := s.base + "/dashboard/p/" + projectIDOf(t, dir, "e2e") + "/"
+	keyPage := projectPage + "keys/" + key2ID + "/"
 	scopeBox := `//input[@name="scope" and @value="assets:read"]`
 	run("remove a scope",
 		chromedp.Navigate(keyPage),
@@ -181,6 +359,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		shot("scope-unticked"),
 		chromedp.Click(chromedp.ID("save-scopes")),
 		chromedp.WaitVisible(scopeBox+`[not(@checked)]`),
+		chromedp.WaitVisible(`//p[@id="flash" and contains(., "Scopes saved")]`),
 		shot("scope-removed"),
 	)
 	took = eventually(t, time.Minute, "key without assets:read answers 403", func() bool { return keyStatus(t, s, key2) == http.StatusForbidden })
@@ -189,7 +368,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.Click(scopeBox),
 		chromedp.Click(chromedp.ID("save-scopes")),
 		chromedp.WaitVisible(scopeBox+`[@checked]`),
-		chromedp.Navigate(s.base+"/dashboard/"),
+		chromedp.Navigate(projectPage),
 		chromedp.WaitVisible(chromedp.ID("create-list")),
 	)
 	eventually(t, time.Minute, "key with assets:read again answers 200", func() bool { return keyStatus(t, s, key2) == http.StatusOK })
@@ -214,8 +393,9 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.SetValue(chromedp.ID("l-status"), "published"),
 		chromedp.Click(chromedp.ID("save-list")),
 		chromedp.WaitVisible(`//span[@id="list-status-now" and text()="published"]`),
-		shot("published"),
+		chromedp.WaitVisible(`//p[@id="flash" and contains(., "List saved")]`),
 	)
+	check("list")
 
 	// 6. Read it back through the API with the regenerated key.
 	status, _, body := s.get(t, "/v2/lists/"+slug, map[string]string{"x-api-key": key2})
@@ -239,4 +419,77 @@ func TestDashboardInBrowser(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&tl); err != nil || resp.StatusCode != http.StatusOK || tl.Version["major"] != 1 {
 		t.Fatalf("tokenlist.json: %d %+v %v", resp.StatusCode, tl, err)
 	}
+
+	// 7. Limits and usage: 3 requests per hour and a quota of 1000 on the
+	// key; the saved limits show as the effective ones. Calls past the
+	// rate get 429; the key page then counts them (once the usage
+	// recorder has flushed) with the route breakdown and the quota meter.
+	run("set limits",
+		chromedp.Navigate(keyPage),
+		chromedp.WaitVisible(chromedp.ID("save-limits")),
+		chromedp.SendKeys(chromedp.ID("rr"), "3"),
+		chromedp.SendKeys(chromedp.ID("rw"), "3600"),
+		chromedp.SendKeys(chromedp.ID("qm"), "1000"),
+		chromedp.Click(chromedp.ID("save-limits")),
+		chromedp.WaitVisible(`//p[@id="flash" and contains(., "Limits saved")]`),
+	)
+	if got := text("eff-rate"); got != "3 requests per 3600 s" {
+		t.Fatalf("effective rate %q", got)
+	}
+	eventually(t, time.Minute, "key past its rate answers 429", func() bool { return keyStatus(t, s, key2) == http.StatusTooManyRequests })
+	eventually(t, time.Minute, "the key page counts the 429s", func() bool {
+		c, cancel := stepCtx()
+		defer cancel()
+		if err := chromedp.Do(c, chromedp.Navigate(keyPage), chromedp.WaitVisible(chromedp.ID("count-429"))); err != nil {
+			t.Fatalf("key page: %v", err)
+		}
+		n, err := chromedp.Run(c, chromedp.Text(chromedp.ID("count-429")))
+		return err == nil && strings.TrimSpace(n) != "0"
+	})
+	check("key-usage")
+	if lu := text("last-used"); !strings.Contains(lu, " UTC (") {
+		t.Fatalf("last used %q", lu)
+	}
+	if q := text("quota-text"); !strings.Contains(q, "of 1000 requests") {
+		t.Fatalf("quota meter text %q", q)
+	}
+	c, cancel = stepCtx()
+	routes, err := chromedp.Run(c, chromedp.Text(chromedp.ID("routes")))
+	cancel()
+	if err != nil || !strings.Contains(routes, "429") || !strings.Contains(routes, "GET /v1/assets/resolve") {
+		t.Fatalf("route breakdown %q (%v)", routes, err)
+	}
+
+	for _, w := range widths {
+		t.Logf("360 px: %-22s scrollWidth %d, clientWidth %d", w.page, w.ScrollWidth, w.ClientWidth)
+	}
+	t.Run("axe-core", func(t *testing.T) {
+		if axeJS == "" {
+			t.Skip(axeFrom)
+		}
+		// The harness finds what it should: an image without alt text on
+		// a page of its own is a violation.
+		c, cancel := stepCtx()
+		err := chromedp.Do(c, chromedp.Navigate(`data:text/html,<!doctype html><html lang="en"><title>t</title><main><h1>t</h1><img src="x.png"></main></html>`))
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		probe, err := runAxe()
+		if err != nil || !slices.ContainsFunc(probe, func(v axeViolation) bool { return v.ID == "image-alt" }) {
+			t.Fatalf("axe-core missed an image without alt text: %+v %v", probe, err)
+		}
+		pages := slices.Sorted(maps.Keys(axeFound))
+		for _, p := range pages {
+			for _, v := range axeFound[p] {
+				t.Errorf("%s: %s (%s): %s\n  %s", p, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n  "))
+			}
+		}
+		t.Logf("axe-core: %d page checks, %d violations", len(pages), func() (n int) {
+			for _, v := range axeFound {
+				n += len(v)
+			}
+			return n
+		}())
+	})
 }

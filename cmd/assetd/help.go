@@ -29,9 +29,11 @@ var commandDocs = map[string]commandDoc{
 	"projects members":    {about: "List a project's members (--project), or the projects of a user (--user-id)."},
 	"keys create": {about: "Create an API key for a project (created on first use). The key is printed once on stdout; " +
 		"a running server accepts it within the reload interval."},
-	"keys list":   {about: "List every API key: id, project, scopes, creation time, status and limits."},
+	"keys list":   {about: "List every API key: id, project, scopes, creation time, status, limits and name."},
 	"keys revoke": {args: "ID", about: "Revoke an API key; a running server refuses it within the reload interval.", argv: [][2]string{{"ID", "key id, as printed by assetd keys list"}}},
 	"keys regenerate": {args: "ID", about: "Revoke a key and create its replacement with the same project, scopes and limits; prints the new key once.",
+		argv: [][2]string{{"ID", "key id, as printed by assetd keys list"}}},
+	"keys rename": {args: "ID", about: "Set (--name) or remove (--name '') a key's display name, shown by the dashboard and keys list.",
 		argv: [][2]string{{"ID", "key id, as printed by assetd keys list"}}},
 	"keys limits": {args: "ID", about: "Set or clear a key's rate and monthly quota overrides (the server defaults apply otherwise).",
 		argv: [][2]string{{"ID", "key id, as printed by assetd keys list"}}},

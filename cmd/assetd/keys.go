@@ -110,9 +110,10 @@ func (c *cli) keys(ctx context.Context, args []string) error {
 	mgr := func(st store) apikey.Manager { return apikey.Manager{Store: st, Now: time.Now} }
 	switch sub {
 	case "create":
-		var project, scopes string
+		var project, scopes, name string
 		return c.withStore(ctx, "keys create", rest, func(fs *flag.FlagSet) {
 			fs.StringVar(&project, "project", "", "project name (created on first use)")
+			fs.StringVar(&name, "name", "", "display name of the key (at most 64 characters), shown by the dashboard and keys list")
 			fs.StringVar(&scopes, "scopes", apikey.DefaultScopeList, "comma-separated scopes: "+strings.Join(apikey.AllScopes[:], ","))
 		}, func(st store, pos []string) error {
 			if len(pos) > 0 {
@@ -125,7 +126,10 @@ func (c *cli) keys(ctx context.Context, args []string) error {
 			if err != nil {
 				return usageError{"keys create: " + err.Error()}
 			}
-			plain, k, err := mgr(st).Create(ctx, project, sc)
+			if _, err := apikey.CleanName(name); err != nil {
+				return usageError{"keys create: --name: " + err.Error()}
+			}
+			plain, k, err := mgr(st).CreateNamed(ctx, project, name, sc)
 			if err != nil {
 				return err
 			}
@@ -142,8 +146,12 @@ func (c *cli) keys(ctx context.Context, args []string) error {
 			}
 			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 			for _, k := range ks {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Project, strings.Join(k.Scopes, ","),
-					k.CreatedAt.Format(time.RFC3339), k.Status(), limitsText(k.Limits))
+				named := ""
+				if k.Name != "" {
+					named = fmt.Sprintf("\tname=%q", k.Name)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\n", k.ID, k.Project, strings.Join(k.Scopes, ","),
+					k.CreatedAt.Format(time.RFC3339), k.Status(), limitsText(k.Limits), named)
 			}
 			return tw.Flush()
 		})
@@ -171,6 +179,25 @@ func (c *cli) keys(ctx context.Context, args []string) error {
 			}
 			fmt.Fprintln(c.stdout, plain)
 			fmt.Fprintf(c.stderr, "revoked %s; its replacement is %s (same project, scopes and limits)\n", id, k.ID)
+			return nil
+		})
+	case "rename":
+		var name string
+		return c.withStore(ctx, "keys rename", rest, func(fs *flag.FlagSet) {
+			fs.StringVar(&name, "name", "", "the key's new display name (empty removes it)")
+		}, func(st store, pos []string) error {
+			id, err := oneID("keys rename", pos)
+			if err != nil {
+				return err
+			}
+			if _, err := apikey.CleanName(name); err != nil {
+				return usageError{"keys rename: --name: " + err.Error()}
+			}
+			k, err := mgr(st).Rename(ctx, id, name)
+			if err != nil {
+				return notFoundHint(err, id)
+			}
+			fmt.Fprintf(c.stderr, "%s is named %q\n", k.ID, k.Name)
 			return nil
 		})
 	case "usage":

@@ -50,10 +50,11 @@ Usage:
   assetd serve [flags]                       run the API server
   assetd version                             print the version, VCS revision and commit time (also --version)
   assetd migrate [flags]                     apply database migrations and exit
-  assetd keys create --project NAME [--scopes S1,S2]
+  assetd keys create --project NAME [--name N] [--scopes S1,S2]
   assetd keys list
   assetd keys revoke ID
   assetd keys regenerate ID
+  assetd keys rename ID --name N
   assetd keys limits ID [--rate N/WINDOW] [--quota N/month] [--clear]
   assetd keys usage ID [--days N]
   assetd sessions create --user-id U --email E [--ttl 168h]

@@ -266,11 +266,15 @@ func TestKeyLifecycleReachesRunningServer(t *testing.T) {
 
 func TestKeyLimitsCLI(t *testing.T) {
 	dir := t.TempDir()
-	mustCLI(t, "keys", "create", "--project", "p", "--data-dir", dir)
+	mustCLI(t, "keys", "create", "--project", "p", "--name", "CI runner", "--data-dir", dir)
 	id := strings.Fields(mustCLI(t, "keys", "list", "--data-dir", dir))[0]
 	mustCLI(t, "keys", "limits", id, "--rate", "2/10s", "--quota", "100/month", "--data-dir", dir)
-	if list := mustCLI(t, "keys", "list", "--data-dir", dir); !strings.Contains(list, "rate=2/10s quota=100/month") {
-		t.Fatalf("limits not listed: %q", list)
+	if list := mustCLI(t, "keys", "list", "--data-dir", dir); !strings.Contains(list, "rate=2/10s quota=100/month") || !strings.Contains(list, `name="CI runner"`) {
+		t.Fatalf("limits or name not listed: %q", list)
+	}
+	mustCLI(t, "keys", "rename", id, "--name", "CI runner 2", "--data-dir", dir)
+	if list := mustCLI(t, "keys", "list", "--data-dir", dir); !strings.Contains(list, `name="CI runner 2"`) {
+		t.Fatalf("rename not listed: %q", list)
 	}
 	for _, bad := range [][]string{
 		{"keys", "limits", id, "--rate", "fast", "--data-dir", dir},
@@ -278,6 +282,7 @@ func TestKeyLimitsCLI(t *testing.T) {
 		{"keys", "limits", id, "--data-dir", dir},
 		{"keys", "create", "--data-dir", dir},
 		{"keys", "create", "--project", "p", "--scopes", "assets:write", "--data-dir", dir},
+		{"keys", "create", "--project", "p", "--name", strings.Repeat("n", 65), "--data-dir", dir},
 	} {
 		if _, err := runCLI(t, bad...); err == nil {
 			t.Errorf("assetd %v: no error", bad)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/assetd/assetd/internal/dashboard"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/project"
+	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/usage"
 )
 
@@ -64,40 +64,35 @@ func (c *cli) projects(ctx context.Context, args []string) error {
 	})
 }
 
-// newDashboard wires /dashboard/ to the store, the session router, the
-// list service and the list reader (its token search and resolution).
-// storeHint names the store for a failed sign-in's message.
-func newDashboard(log *slog.Logger, st store, sessions dashboard.Sessions, svc *lists.Service, views *lists.Views, reader *lists.Reader, storeHint string) http.Handler {
+// newDashboard wires /dashboard/ to the store (keys, usage, flashes),
+// the session router, the list service and the list reader (its token
+// search and resolution). limits are the server's default limits, which
+// the key pages show as the effective ones; storeHint names the store for
+// a failed sign-in's message.
+func newDashboard(log *slog.Logger, st store, sessions dashboard.Sessions, svc *lists.Service, views *lists.Views, reader *lists.Reader,
+	limits ratelimit.Policy, storeHint string) http.Handler {
 	return dashboard.New(dashboard.Deps{
 		Log: log, Sessions: sessions, Projects: st, Keys: st, KeyManager: apikey.Manager{Store: st, Now: time.Now},
-		Lists: svc, Views: views, Tokens: reader, Now: time.Now, Usage: dashboardUsage{st}, Store: storeHint,
+		Lists: svc, Views: views, Tokens: reader, Now: time.Now, Usage: dashboardUsage{st}, Flashes: st, Limits: limits, Store: storeHint,
 	})
 }
 
-// dashboardUsage sums the stored per-minute usage aggregates (internal/usage)
-// into the dashboard's requests per UTC day.
+// dashboardUsage reads the stored per-minute usage aggregates
+// (internal/usage) in the dashboard's hour or day buckets.
 type dashboardUsage struct {
 	st interface {
-		UsageByDay(ctx context.Context, keyID string, sinceMinute int64) ([]usage.DayCount, error)
+		UsageBuckets(ctx context.Context, keyID string, sinceMinute, bucketMinutes int64) ([]usage.Bucket, error)
 	}
 }
 
-func (u dashboardUsage) UsageByDay(ctx context.Context, keyID string, from, to time.Time) ([]dashboard.DayCount, error) {
-	rows, err := u.st.UsageByDay(ctx, keyID, usage.MinuteOf(from))
+func (u dashboardUsage) UsageBuckets(ctx context.Context, keyID string, from time.Time, bucket time.Duration) ([]usage.Bucket, error) {
+	m := int64(bucket / time.Minute)
+	if m <= 0 || bucket%time.Minute != 0 {
+		return nil, fmt.Errorf("dashboard usage: bucket %s is not a whole number of minutes", bucket)
+	}
+	rows, err := u.st.UsageBuckets(ctx, keyID, usage.MinuteOf(from), m)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard usage: %w", err)
 	}
-	var out []dashboard.DayCount
-	for _, r := range rows {
-		if r.Day.Before(from) || !r.Day.Before(to) {
-			continue
-		}
-		if n := len(out); n > 0 && out[n-1].Day.Equal(r.Day) {
-			out[n-1].Count += r.Requests
-			continue
-		}
-		out = append(out, dashboard.DayCount{Day: r.Day, Count: r.Requests})
-	}
-	slices.SortFunc(out, func(a, b dashboard.DayCount) int { return a.Day.Compare(b.Day) })
-	return out, nil
+	return rows, nil
 }

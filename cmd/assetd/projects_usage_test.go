@@ -5,33 +5,35 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assetd/assetd/internal/dashboard"
 	"github.com/assetd/assetd/internal/usage"
-	"github.com/google/go-cmp/cmp"
 )
 
-type fakeUsageStore []usage.DayCount
+type fakeUsageStore struct{ since, bucket int64 }
 
-func (f fakeUsageStore) UsageByDay(context.Context, string, int64) ([]usage.DayCount, error) {
-	return f, nil
+func (f *fakeUsageStore) UsageBuckets(_ context.Context, _ string, since, bucket int64) ([]usage.Bucket, error) {
+	f.since, f.bucket = since, bucket
+	return nil, nil
 }
 
-// The dashboard chart gets one count per UTC day in [from, to), summed
-// over routes and statuses, oldest first.
-func TestDashboardUsageSumsDays(t *testing.T) {
-	d := func(day int) time.Time { return time.Date(2026, 11, day, 0, 0, 0, 0, time.UTC) }
-	st := fakeUsageStore{ // the store's order: newest day first
-		{Day: d(23), Route: "GET /v1/health", Status: 200, Requests: 7},
-		{Day: d(22), Route: "GET /v1/health", Status: 200, Requests: 5},
-		{Day: d(22), Route: "GET /v1/assets/{assetId}", Status: 404, Requests: 2},
-		{Day: d(20), Route: "GET /v1/health", Status: 200, Requests: 1},
+// The dashboard's buckets reach the store in unix minutes; a bucket that
+// is not a whole number of minutes is refused.
+func TestDashboardUsageBuckets(t *testing.T) {
+	from := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		bucket time.Duration
+		want   int64
+	}{{time.Hour, 60}, {24 * time.Hour, 1440}} {
+		st := &fakeUsageStore{}
+		if _, err := (dashboardUsage{st}).UsageBuckets(context.Background(), "k", from, c.bucket); err != nil {
+			t.Fatal(err)
+		}
+		if st.since != usage.MinuteOf(from) || st.bucket != c.want {
+			t.Errorf("bucket %s: store asked since %d per %d, want %d per %d", c.bucket, st.since, st.bucket, usage.MinuteOf(from), c.want)
+		}
 	}
-	got, err := dashboardUsage{st}.UsageByDay(context.Background(), "k", d(21), d(23))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []dashboard.DayCount{{Day: d(22), Count: 7}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("days (-want +got):\n%s", diff)
+	for _, bad := range []time.Duration{0, 90 * time.Second} {
+		if _, err := (dashboardUsage{&fakeUsageStore{}}).UsageBuckets(context.Background(), "k", from, bad); err == nil {
+			t.Errorf("bucket %s accepted", bad)
+		}
 	}
 }

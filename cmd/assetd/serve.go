@@ -460,6 +460,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	rate, window, _ := parseRate(cfg.rate)
 	quota, _ := parseQuota(cfg.quota)
+	defaults := ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota}
 	// Decimals resolve registry → chain facts → token index → market cache
 	// for every consumer (internal/decimals).
 	dec := &decimals.Resolver{Registry: cat.Snapshot, Chain: chain, Tokens: cat.TokenIndex, Markets: mp.cache}
@@ -519,12 +520,12 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		AdvisoryFeed: lists.NewAdvisories(st, time.Now), StablecoinHealth: guard, AdvisoryReports: lists.NewReports(st, time.Now),
 		Trades:        tradeIngest,
 		TradeSource:   source.status(),
-		DefaultPolicy: ratelimit.Policy{Requests: rate, Window: window, QuotaPerMonth: quota},
+		DefaultPolicy: defaults,
 		Simulated:     cfg.demo,
 		Execution:     exec, QuoteBudget: quoteBudget,
 		Readiness:   newReadiness(st, cat, mp, cfg.readyMinCoverage, source),
 		TokenLists:  &tokenlist.Exporter{Store: st, Now: time.Now},
-		Dashboard:   newDashboard(log, st, router, listSvc, listViews, listReader, cfg.storeHint()),
+		Dashboard:   newDashboard(log, st, router, listSvc, listViews, listReader, defaults, cfg.storeHint()),
 		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
 		OnChain: chain,
 		Store:   cfg.storeHint(), Version: buildinfo.Read().Version,

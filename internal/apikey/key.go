@@ -78,6 +78,7 @@ type Limits struct {
 // Key is a stored API key. The plaintext is never stored, only its hash.
 type Key struct {
 	ID        string
+	Name      string // display name ("" when none was given)
 	ProjectID string
 	Project   string // project name
 	Hash      string // hex SHA-256 of the plaintext

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Store is what key management needs from a storage engine. Methods return
@@ -27,6 +29,8 @@ type Store interface {
 	SetKeyLimits(ctx context.Context, id string, l Limits) error
 	// SetKeyScopes replaces a key's scopes.
 	SetKeyScopes(ctx context.Context, id string, scopes []string) error
+	// SetKeyName replaces a key's display name.
+	SetKeyName(ctx context.Context, id, name string) error
 }
 
 // Manager creates, rotates and revokes keys.
@@ -38,17 +42,40 @@ type Manager struct {
 // ErrProjectName is returned for an empty or over-long project name.
 var ErrProjectName = errors.New("project name must be 1..64 printable characters")
 
+// ErrKeyName is returned for a key name over 64 characters or with
+// control characters.
+var ErrKeyName = errors.New("key name must be at most 64 printable characters")
+
+// CleanName trims a key's display name and checks it (ErrKeyName); "" is
+// allowed (no name).
+func CleanName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > 64 || strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return "", ErrKeyName
+	}
+	return name, nil
+}
+
 // Create makes a new key for project with scopes and returns its plaintext.
 func (m Manager) Create(ctx context.Context, project string, scopes []string) (string, Key, error) {
+	return m.CreateNamed(ctx, project, "", scopes)
+}
+
+// CreateNamed is Create with a display name for the key (CleanName).
+func (m Manager) CreateNamed(ctx context.Context, project, name string, scopes []string) (string, Key, error) {
 	project = strings.TrimSpace(project)
 	if project == "" || len(project) > 64 || strings.ContainsAny(project, "\t\r\n") {
 		return "", Key{}, ErrProjectName
+	}
+	name, err := CleanName(name)
+	if err != nil {
+		return "", Key{}, err
 	}
 	plain, hash, err := Generate()
 	if err != nil {
 		return "", Key{}, err
 	}
-	k := Key{ID: NewID("key_"), Hash: hash, Scopes: scopes, CreatedAt: m.Now().UTC().Truncate(time.Millisecond)}
+	k := Key{ID: NewID("key_"), Name: name, Hash: hash, Scopes: scopes, CreatedAt: m.Now().UTC().Truncate(time.Millisecond)}
 	k, err = m.Store.CreateKey(ctx, project, k)
 	if err != nil {
 		return "", Key{}, fmt.Errorf("create key: %w", err)
@@ -71,7 +98,7 @@ func (m Manager) Regenerate(ctx context.Context, id string) (string, Key, error)
 		return "", Key{}, err
 	}
 	now := m.Now().UTC().Truncate(time.Millisecond)
-	next := Key{ID: NewID("key_"), ProjectID: old.ProjectID, Project: old.Project, Hash: hash, Scopes: old.Scopes, Limits: old.Limits, CreatedAt: now}
+	next := Key{ID: NewID("key_"), Name: old.Name, ProjectID: old.ProjectID, Project: old.Project, Hash: hash, Scopes: old.Scopes, Limits: old.Limits, CreatedAt: now}
 	if err := m.Store.RotateKey(ctx, id, next, now); err != nil {
 		return "", Key{}, fmt.Errorf("regenerate %s: %w", id, err)
 	}
@@ -116,5 +143,21 @@ func (m Manager) SetScopes(ctx context.Context, id string, scopes []string) (Key
 		return Key{}, fmt.Errorf("set scopes of %s: %w", id, err)
 	}
 	k.Scopes = clean
+	return k, nil
+}
+
+// Rename sets the display name of key id (CleanName; "" removes it).
+func (m Manager) Rename(ctx context.Context, id, name string) (Key, error) {
+	name, err := CleanName(name)
+	if err != nil {
+		return Key{}, err
+	}
+	if err := m.Store.SetKeyName(ctx, id, name); err != nil {
+		return Key{}, fmt.Errorf("rename %s: %w", id, err)
+	}
+	k, err := m.Store.GetKey(ctx, id)
+	if err != nil {
+		return Key{}, fmt.Errorf("rename %s: %w", id, err)
+	}
 	return k, nil
 }

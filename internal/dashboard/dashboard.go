@@ -1,15 +1,17 @@
 // Package dashboard is the server-rendered web dashboard at /dashboard/:
 // sign-in with an identity-provider session or a local session token, the
-// keys of the user's projects (create, regenerate, revoke, scopes, limits, usage
-// per day) and the projects' v2 lists (create, rename, status, members
+// keys of the user's projects (create with a name, regenerate, revoke,
+// scopes, limits; usage per day and per hour with route and status
+// breakdown and a quota meter) and the projects' v2 lists (create, rename, status, members
 // through the curator search, reorder, remove, delete).
 //
 // The dashboard acts on the user's session, never on an API key: the
 // session token sits in an HttpOnly, SameSite=Strict cookie (Secure over
-// TLS), every POST carries a CSRF token derived from that session, and a
-// key's plaintext is rendered once, in the response of its create or
-// regenerate, and stored nowhere. List writes call the same lists.Service
-// the API uses.
+// TLS), every POST carries a CSRF token derived from that session, and
+// every form answers Post/Redirect/Get: the POST leaves a one-shot flash
+// (flash.go; a key's plaintext sealed with a key derived from the session
+// token) and redirects to a page that shows it once, so a reload changes
+// and mints nothing. List writes call the same lists.Service the API uses.
 package dashboard
 
 import (
@@ -28,7 +30,9 @@ import (
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/project"
+	"github.com/assetd/assetd/internal/ratelimit"
 	"github.com/assetd/assetd/internal/session"
+	"github.com/assetd/assetd/internal/usage"
 )
 
 // Tokens searches and resolves tokens for list members (*lists.Reader).
@@ -50,23 +54,19 @@ type Keys interface {
 }
 
 // KeyManager creates, regenerates and revokes keys and changes their
-// scopes (apikey.Manager).
+// scopes and names (apikey.Manager).
 type KeyManager interface {
-	Create(ctx context.Context, project string, scopes []string) (string, apikey.Key, error)
+	CreateNamed(ctx context.Context, project, name string, scopes []string) (string, apikey.Key, error)
 	Regenerate(ctx context.Context, id string) (string, apikey.Key, error)
 	Revoke(ctx context.Context, id string) error
 	SetScopes(ctx context.Context, id string, scopes []string) (apikey.Key, error)
+	Rename(ctx context.Context, id, name string) (apikey.Key, error)
 }
 
-// DayCount is one UTC day of a key's usage.
-type DayCount struct {
-	Day   time.Time // midnight UTC
-	Count int64
-}
-
-// Usage reads a key's requests per UTC day in [from, to).
+// Usage reads a key's requests from from on, per bucket (an hour or a
+// day, aligned on UTC), route and status, oldest bucket first.
 type Usage interface {
-	UsageByDay(ctx context.Context, keyID string, from, to time.Time) ([]DayCount, error)
+	UsageBuckets(ctx context.Context, keyID string, from time.Time, bucket time.Duration) ([]usage.Bucket, error)
 }
 
 // ListService is the part of lists.Service the dashboard calls.
@@ -95,7 +95,8 @@ type Sessions interface {
 }
 
 // Deps are the dashboard's collaborators. Usage may be nil (the chart says
-// "usage not available"); Tokens may be nil (no search).
+// "usage not available"); Tokens may be nil (no search); Flashes may be
+// nil (kept in memory: right for one replica only).
 type Deps struct {
 	Log        *slog.Logger
 	Sessions   Sessions
@@ -106,7 +107,11 @@ type Deps struct {
 	Lists      ListService
 	Views      Refresher
 	Tokens     Tokens
-	Now        func() time.Time
+	Flashes    Flashes
+	// Limits are the server's default limits (what a key without
+	// overrides gets), shown as the effective limits.
+	Limits ratelimit.Policy
+	Now    func() time.Time
 	// Store names the store sessions are read from (no secrets), for the
 	// message of a failed sign-in ("" leaves it out).
 	Store string
@@ -137,6 +142,9 @@ func New(d Deps) *Handler {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
+	if d.Flashes == nil {
+		d.Flashes = &memFlashes{m: map[string]memFlash{}}
+	}
 	t := template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))
 	h := &Handler{d: d, tmpl: t, mux: http.NewServeMux()}
 	h.routes()
@@ -159,6 +167,7 @@ type user struct {
 	session.Identity
 	CSRF     string
 	Projects []project.Member
+	token    string // the session token (seals flashes)
 }
 
 // csrfFor derives the per-session CSRF token: only a page served to the
@@ -188,7 +197,7 @@ func (h *Handler) authenticate(r *http.Request) (*user, error) {
 		}
 		return nil, err
 	}
-	u := &user{Identity: id, CSRF: csrfFor(c.Value)}
+	u := &user{Identity: id, CSRF: csrfFor(c.Value), token: c.Value}
 	if r.Method == http.MethodPost && !sameToken(r.PostFormValue("csrf"), u.CSRF) {
 		return nil, errCSRF
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/assetd/assetd/internal/project"
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
+	"github.com/assetd/assetd/internal/usage"
 )
 
 func (h *Handler) routes() {
@@ -30,6 +31,7 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/revoke", h.page(h.keyRevoke))
 	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/limits", h.page(h.keyLimits))
 	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/scopes", h.page(h.keyScopes))
+	m.HandleFunc("POST "+Base+"/p/{project}/keys/{key}/name", h.page(h.keyName))
 	m.HandleFunc("GET "+Base+"/p/{project}/keys/{key}/{$}", h.page(h.keyPage))
 	m.HandleFunc("POST "+Base+"/p/{project}/lists", h.page(h.listCreate))
 	m.HandleFunc("GET "+Base+"/p/{project}/lists/{slug}/{$}", h.page(h.listPage))
@@ -61,7 +63,11 @@ func (h *Handler) page(fn pageFunc) http.HandlerFunc {
 		case err == nil:
 		case errors.Is(err, errSignedOut):
 			if r.Method == http.MethodGet && r.URL.Path == Base+"/" {
-				h.signInPage(w, r, "")
+				msg := ""
+				if r.URL.Query().Get("signin") == "failed" {
+					msg = h.signInFailed()
+				}
+				h.signInPage(w, r, msg)
 				return
 			}
 			http.Redirect(w, r, Base+"/", http.StatusSeeOther)
@@ -119,6 +125,15 @@ func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request, msg string)
 	h.render(w, status, "signin", signInData{CSRF: tok, Message: msg})
 }
 
+// signInFailed is the sign-in page's message after a refused token.
+func (h *Handler) signInFailed() string {
+	msg := "That session is invalid or expired."
+	if h.d.Store != "" {
+		msg += " This server reads sessions from " + h.d.Store + "; a session created in another store is unknown here."
+	}
+	return msg
+}
+
 // signIn verifies a session token (local or identity-provider JWT) and
 // stores it in the session cookie.
 func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
@@ -133,11 +148,8 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 		if !errors.Is(err, session.ErrInvalid) {
 			h.d.Log.ErrorContext(r.Context(), "dashboard sign-in failed", "err", err)
 		}
-		msg := "That session is invalid or expired."
-		if h.d.Store != "" {
-			msg += " This server reads sessions from " + h.d.Store + "; a session created in another store is unknown here."
-		}
-		h.signInPage(w, r, msg)
+		// Post/Redirect/Get: a reload of the answer re-sends no token.
+		http.Redirect(w, r, Base+"/?signin=failed", http.StatusSeeOther)
 		return
 	}
 	setCookie(w, r, preCSRFCookie, "", -1)
@@ -200,33 +212,52 @@ type keyRow struct {
 	LastUsed string
 }
 
-type projectData struct {
-	User      *user
-	Project   project.Member
-	CanManage bool
-	Keys      []keyRow
-	Lists     []lists.List
-	Scopes    []string
-	Statuses  []string
-	// Secret is a key plaintext, shown once after create or regenerate.
-	Secret    string
-	SecretKey string
-	Message   string
+// DisplayName is the key's name, or its id when it has none.
+func (k keyRow) DisplayName() string {
+	if k.Name != "" {
+		return k.Name
+	}
+	return k.ID
 }
 
+type projectData struct {
+	User          *user
+	Project       project.Member
+	CanManage     bool
+	Keys          []keyRow
+	Lists         []lists.List
+	Scopes        []string
+	DefaultScopes []string
+	Statuses      []string
+	Flash         flashView
+	// BaseURL is this server's origin, for the quickstart snippet.
+	BaseURL string
+}
+
+// Checked reports whether the new-key form ticks scope s by default: the
+// CLI's default scopes.
+func (d projectData) Checked(s string) bool { return slices.Contains(d.DefaultScopes, s) }
+
 func (h *Handler) projectData(ctx context.Context, u *user, p project.Member) (projectData, error) {
-	d := projectData{User: u, Project: p, CanManage: project.CanManage(p.Role), Scopes: apikey.AllScopes[:], Statuses: lists.CreateStatuses}
+	def, _ := apikey.ParseScopes("") // the CLI's default (apikey.DefaultScopeList)
+	d := projectData{User: u, Project: p, CanManage: project.CanManage(p.Role), Scopes: apikey.AllScopes[:],
+		DefaultScopes: def, Statuses: lists.CreateStatuses}
 	all, err := h.d.Keys.ListKeys(ctx)
 	if err != nil {
 		return d, err
 	}
+	now := h.d.Now().UTC()
 	for _, k := range all {
 		if k.ProjectID != p.ProjectID {
 			continue
 		}
 		row := keyRow{Key: k, Prefix: keyPrefix(k), LastUsed: "usage not available"}
 		if h.d.Usage != nil {
-			row.LastUsed = h.lastUsed(ctx, k.ID)
+			if b, err := h.d.Usage.UsageBuckets(ctx, k.ID, now.AddDate(0, 0, -usageDays), 24*time.Hour); err == nil {
+				row.LastUsed = lastUsedText(lastUsed(b), k.CreatedAt, now)
+			} else {
+				h.d.Log.WarnContext(ctx, "dashboard: usage read failed", "key", k.ID, "err", err)
+			}
 		}
 		d.Keys = append(d.Keys, row)
 	}
@@ -241,18 +272,13 @@ func (h *Handler) projectData(ctx context.Context, u *user, p project.Member) (p
 // can recompute.
 func keyPrefix(k apikey.Key) string { return apikey.Prefix + " · " + k.Hash[:min(8, len(k.Hash))] }
 
-func (h *Handler) lastUsed(ctx context.Context, keyID string) string {
-	to := h.d.Now().UTC()
-	days, err := h.d.Usage.UsageByDay(ctx, keyID, to.AddDate(0, 0, -usageDays), to)
-	if err != nil {
-		return "usage not available"
+// baseURL is the origin the browser reached this server on.
+func baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
 	}
-	for i := len(days) - 1; i >= 0; i-- {
-		if days[i].Count > 0 {
-			return days[i].Day.Format("2006-01-02")
-		}
-	}
-	return "not in the last 30 days"
+	return scheme + "://" + r.Host
 }
 
 func (h *Handler) projectPage(w http.ResponseWriter, r *http.Request, u *user) error {
@@ -264,6 +290,7 @@ func (h *Handler) projectPage(w http.ResponseWriter, r *http.Request, u *user) e
 	if err != nil {
 		return err
 	}
+	d.Flash, d.BaseURL = h.takeFlash(r, u), baseURL(r)
 	h.render(w, http.StatusOK, "project", d)
 	return nil
 }
@@ -291,14 +318,8 @@ func (h *Handler) managedKey(r *http.Request, u *user) (project.Member, apikey.K
 	return p, k, err
 }
 
-func (h *Handler) showSecret(w http.ResponseWriter, r *http.Request, u *user, p project.Member, plain string, k apikey.Key, msg string) error {
-	d, err := h.projectData(r.Context(), u, p)
-	if err != nil {
-		return err
-	}
-	d.Secret, d.SecretKey, d.Message = plain, k.ID, msg
-	h.render(w, http.StatusOK, "project", d)
-	return nil
+func keyURL(projectID, keyID string) string {
+	return projectURL(projectID) + "keys/" + url.PathEscape(keyID) + "/"
 }
 
 func (h *Handler) keyCreate(w http.ResponseWriter, r *http.Request, u *user) error {
@@ -306,16 +327,24 @@ func (h *Handler) keyCreate(w http.ResponseWriter, r *http.Request, u *user) err
 	if err != nil {
 		return err
 	}
+	name, err := apikey.CleanName(r.PostFormValue("name"))
+	if err != nil {
+		return userError{"Key name: " + err.Error() + "."}
+	}
+	if len(r.PostForm["scope"]) == 0 {
+		return userError{"Tick at least one scope: a key without scopes could call nothing."}
+	}
 	scopes, err := apikey.ParseScopes(strings.Join(r.PostForm["scope"], ","))
 	if err != nil {
 		return userError{err.Error()}
 	}
-	plain, k, err := h.d.KeyManager.Create(r.Context(), p.Project, scopes)
+	plain, k, err := h.d.KeyManager.CreateNamed(r.Context(), p.Project, name, scopes)
 	if err != nil {
 		return err
 	}
 	h.d.Log.InfoContext(r.Context(), "dashboard: key created", "key", k.ID, "project", p.ProjectID, "user", u.UserID)
-	return h.showSecret(w, r, u, p, plain, k, "Key "+k.ID+" created.")
+	return h.redirectFlash(w, r, u, projectURL(p.ProjectID), flash{
+		Message: "Key " + keyRow{Key: k}.DisplayName() + " (" + k.ID + ") created.", Secret: plain, KeyID: k.ID, KeyName: k.Name})
 }
 
 func (h *Handler) keyRegenerate(w http.ResponseWriter, r *http.Request, u *user) error {
@@ -331,7 +360,9 @@ func (h *Handler) keyRegenerate(w http.ResponseWriter, r *http.Request, u *user)
 		return err
 	}
 	h.d.Log.InfoContext(r.Context(), "dashboard: key regenerated", "old", k.ID, "key", next.ID, "user", u.UserID)
-	return h.showSecret(w, r, u, p, plain, next, "Key "+k.ID+" was regenerated as "+next.ID+"; the previous secret no longer works.")
+	return h.redirectFlash(w, r, u, projectURL(p.ProjectID), flash{
+		Message: "Key " + k.ID + " was regenerated as " + next.ID + "; the previous secret no longer works.",
+		Secret:  plain, KeyID: next.ID, KeyName: next.Name})
 }
 
 func (h *Handler) keyRevoke(w http.ResponseWriter, r *http.Request, u *user) error {
@@ -343,8 +374,7 @@ func (h *Handler) keyRevoke(w http.ResponseWriter, r *http.Request, u *user) err
 		return err
 	}
 	h.d.Log.InfoContext(r.Context(), "dashboard: key revoked", "key", k.ID, "user", u.UserID)
-	http.Redirect(w, r, projectURL(p.ProjectID), http.StatusSeeOther)
-	return nil
+	return h.redirectFlash(w, r, u, projectURL(p.ProjectID), flash{Message: "Key " + k.ID + " revoked: it no longer authenticates."})
 }
 
 func formInt(r *http.Request, name string) (int64, error) {
@@ -383,8 +413,16 @@ func (h *Handler) keyLimits(w http.ResponseWriter, r *http.Request, u *user) err
 	if err := h.d.Keys.SetKeyLimits(r.Context(), k.ID, l); err != nil {
 		return err
 	}
-	http.Redirect(w, r, projectURL(p.ProjectID)+"keys/"+url.PathEscape(k.ID)+"/", http.StatusSeeOther)
-	return nil
+	v := effectiveLimits(l, h.d.Limits)
+	return h.redirectFlash(w, r, u, keyURL(p.ProjectID, k.ID), flash{
+		Message: fmt.Sprintf("Limits saved: rate %s (%s), monthly quota %s (%s).", v.Rate, v.RateSource, quotaText(v.Quota), v.QuotaSource)})
+}
+
+func quotaText(q int64) string {
+	if q <= 0 {
+		return "none"
+	}
+	return strconv.FormatInt(q, 10)
 }
 
 // keyScopes replaces an active key's scopes with the ticked ones (at
@@ -411,19 +449,28 @@ func (h *Handler) keyScopes(w http.ResponseWriter, r *http.Request, u *user) err
 		return err
 	}
 	h.d.Log.InfoContext(r.Context(), "dashboard: key scopes set", "key", k.ID, "scopes", next.Scopes, "user", u.UserID)
-	http.Redirect(w, r, projectURL(p.ProjectID)+"keys/"+url.PathEscape(k.ID)+"/", http.StatusSeeOther)
-	return nil
+	return h.redirectFlash(w, r, u, keyURL(p.ProjectID, k.ID), flash{
+		Message: "Scopes saved: " + strings.Join(next.Scopes, ", ") + ". Every server applies them within one key reload."})
 }
 
-// usageDays is the span of the usage chart.
-const usageDays = 30
-
-type bar struct {
-	Day         string
-	Count       int64
-	X, Y, W, H  int
-	Label       string
-	LabelOffset int
+// keyName renames a key (an empty name removes it).
+func (h *Handler) keyName(w http.ResponseWriter, r *http.Request, u *user) error {
+	p, k, err := h.managedKey(r, u)
+	if err != nil {
+		return err
+	}
+	next, err := h.d.KeyManager.Rename(r.Context(), k.ID, r.PostFormValue("name"))
+	if errors.Is(err, apikey.ErrKeyName) {
+		return userError{"Key name: " + err.Error() + "."}
+	}
+	if err != nil {
+		return err
+	}
+	msg := "Name removed."
+	if next.Name != "" {
+		msg = "Renamed to " + next.Name + "."
+	}
+	return h.redirectFlash(w, r, u, keyURL(p.ProjectID, k.ID), flash{Message: msg})
 }
 
 type keyData struct {
@@ -432,10 +479,12 @@ type keyData struct {
 	CanManage bool
 	Scopes    []string // every scope a key may hold, for the scopes form
 	Key       keyRow
+	Flash     flashView
+	Limits    limitsView
 	Available bool
-	Bars      []bar
-	Total     int64
-	Max       int64
+	Days      chartView
+	Hours     chartView
+	Routes    []routeRow
 }
 
 func (h *Handler) keyPage(w http.ResponseWriter, r *http.Request, u *user) error {
@@ -447,47 +496,46 @@ func (h *Handler) keyPage(w http.ResponseWriter, r *http.Request, u *user) error
 	if err != nil {
 		return err
 	}
-	d := keyData{User: u, Project: p, CanManage: project.CanManage(p.Role), Scopes: apikey.AllScopes[:], Key: keyRow{Key: k, Prefix: keyPrefix(k)}}
+	d := keyData{User: u, Project: p, CanManage: project.CanManage(p.Role), Scopes: apikey.AllScopes[:],
+		Key: keyRow{Key: k, Prefix: keyPrefix(k), LastUsed: "usage not available"}, Flash: h.takeFlash(r, u),
+		Limits: effectiveLimits(k.Limits, h.d.Limits)}
 	if h.d.Usage != nil {
-		to := h.d.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
-		from := to.AddDate(0, 0, -usageDays)
-		days, err := h.d.Usage.UsageByDay(r.Context(), k.ID, from, to)
-		if err == nil {
-			d.Available = true
-			d.Bars, d.Total, d.Max = chart(days, from)
-		} else {
+		if err := h.loadUsage(r.Context(), &d); err != nil {
 			h.d.Log.WarnContext(r.Context(), "dashboard: usage read failed", "key", k.ID, "err", err)
+		} else {
+			d.Available = true
 		}
 	}
 	h.render(w, http.StatusOK, "key", &d) // a pointer: Key methods have pointer receivers
 	return nil
 }
 
-// chart lays out one bar per day of [from, from+usageDays) in a 600×160
-// SVG; missing days are zero.
-func chart(days []DayCount, from time.Time) ([]bar, int64, int64) {
-	counts := make([]int64, usageDays)
-	var total, top int64
-	for _, d := range days {
-		i := int(d.Day.UTC().Sub(from) / (24 * time.Hour))
-		if i >= 0 && i < usageDays {
-			counts[i] += d.Count
-		}
+// loadUsage fills the key page's charts, breakdown, last use and quota meter
+// from two reads: per day since the earlier of 30 days ago and the
+// month's start, and per hour over the last 48 hours.
+func (h *Handler) loadUsage(ctx context.Context, d *keyData) error {
+	now := h.d.Now().UTC()
+	dayFrom := now.Truncate(24*time.Hour).AddDate(0, 0, 1-usageDays)
+	month := usage.MonthStart(now)
+	since := dayFrom
+	if month.Before(since) {
+		since = month
 	}
-	for _, c := range counts {
-		total += c
-		top = max(top, c)
+	days, err := h.d.Usage.UsageBuckets(ctx, d.Key.ID, since, 24*time.Hour)
+	if err != nil {
+		return err
 	}
-	const width, height, gap = 600, 140, 2
-	bw := width / usageDays
-	out := make([]bar, usageDays)
-	for i, c := range counts {
-		bh := 0
-		if top > 0 {
-			bh = int(c * height / top)
-		}
-		day := from.AddDate(0, 0, i).Format("2006-01-02")
-		out[i] = bar{Day: day, Count: c, X: i * bw, Y: height - bh, W: bw - gap, H: bh, Label: day[5:]}
+	hourFrom := now.Truncate(time.Hour).Add(-(usageHours - 1) * time.Hour)
+	hours, err := h.d.Usage.UsageBuckets(ctx, d.Key.ID, hourFrom, time.Hour)
+	if err != nil {
+		return err
 	}
-	return out, total, top
+	d.Days = buildChart("chart-days", fmt.Sprintf("Requests per day, last %d days (UTC)", usageDays), days, dayFrom, 24*time.Hour, usageDays, 20, 7,
+		func(t time.Time) string { return t.Format("01-02") })
+	d.Hours = buildChart("chart-hours", fmt.Sprintf("Requests per hour, last %d hours (UTC)", usageHours), hours, hourFrom, time.Hour, usageHours, 12, 12,
+		func(t time.Time) string { return t.Format("01-02 15:04") })
+	d.Routes = breakdown(days, dayFrom)
+	d.Key.LastUsed = lastUsedText(lastUsed(days), d.Key.CreatedAt, now)
+	d.Limits.setUsed(days, month)
+	return nil
 }

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -23,7 +24,7 @@ type listData struct {
 	Candidates []lists.Candidate
 	Suppressed []lists.Candidate
 	NoSearch   bool
-	Message    string
+	Flash      flashView
 }
 
 // ownedList returns the path's list if the caller's project owns it.
@@ -43,13 +44,13 @@ func (h *Handler) ownedList(r *http.Request, u *user) (project.Member, lists.Lis
 }
 
 // changed refreshes the list views for the written slugs, so the API
-// reads the change at once, and sends the browser to next.
-func (h *Handler) changed(w http.ResponseWriter, r *http.Request, next string, slugs ...string) error {
+// reads the change at once, and sends the browser to next with msg as
+// its flash.
+func (h *Handler) changed(w http.ResponseWriter, r *http.Request, u *user, next, msg string, slugs ...string) error {
 	if err := h.d.Views.Refresh(r.Context(), slugs...); err != nil {
 		h.d.Log.WarnContext(r.Context(), "dashboard: list view refresh failed; the change poller will retry", "slugs", slugs, "err", err)
 	}
-	http.Redirect(w, r, next, http.StatusSeeOther)
-	return nil
+	return h.redirectFlash(w, r, u, next, flash{Message: msg})
 }
 
 func (h *Handler) listCreate(w http.ResponseWriter, r *http.Request, u *user) error {
@@ -62,7 +63,7 @@ func (h *Handler) listCreate(w http.ResponseWriter, r *http.Request, u *user) er
 	if err != nil {
 		return err
 	}
-	return h.changed(w, r, listURL(p.ProjectID, l.Slug), l.Slug)
+	return h.changed(w, r, u, listURL(p.ProjectID, l.Slug), "List "+l.Slug+" created.", l.Slug)
 }
 
 func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, u *user) error {
@@ -74,7 +75,7 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request, u *user) erro
 	if err != nil {
 		return err
 	}
-	d := listData{User: u, Project: p, List: l, Members: members, Statuses: lists.Statuses, NoSearch: h.d.Tokens == nil}
+	d := listData{User: u, Project: p, List: l, Members: members, Statuses: lists.Statuses, NoSearch: h.d.Tokens == nil, Flash: h.takeFlash(r, u)}
 	if q := strings.TrimSpace(r.URL.Query().Get("q")); q != "" && h.d.Tokens != nil {
 		d.Query, d.Searched = q, true
 		cands, err := h.d.Tokens.SearchTokens(r.Context(), q, searchLimit)
@@ -117,7 +118,7 @@ func (h *Handler) listUpdate(w http.ResponseWriter, r *http.Request, u *user) er
 	if err != nil {
 		return err
 	}
-	return h.changed(w, r, listURL(p.ProjectID, nl.Slug), l.Slug, nl.Slug)
+	return h.changed(w, r, u, listURL(p.ProjectID, nl.Slug), "List saved: "+nl.Name+" ("+nl.Slug+", "+nl.Status+").", l.Slug, nl.Slug)
 }
 
 func (h *Handler) listDelete(w http.ResponseWriter, r *http.Request, u *user) error {
@@ -131,7 +132,7 @@ func (h *Handler) listDelete(w http.ResponseWriter, r *http.Request, u *user) er
 	if err := h.d.Lists.Delete(r.Context(), p.ProjectID, l.Slug); err != nil {
 		return err
 	}
-	return h.changed(w, r, projectURL(p.ProjectID), l.Slug)
+	return h.changed(w, r, u, projectURL(p.ProjectID), "List "+l.Slug+" deleted.", l.Slug)
 }
 
 // membersAdd appends the checked candidates, resolved like the API's bulk
@@ -153,10 +154,11 @@ func (h *Handler) membersAdd(w http.ResponseWriter, r *http.Request, u *user) er
 	for _, m := range mints {
 		add = append(add, lists.NewMember{Mint: m, Snapshot: snaps[m]})
 	}
-	if _, err := h.d.Lists.AddMembers(r.Context(), p.ProjectID, l.Slug, add); err != nil {
+	res, err := h.d.Lists.AddMembers(r.Context(), p.ProjectID, l.Slug, add)
+	if err != nil {
 		return err
 	}
-	return h.changed(w, r, listURL(p.ProjectID, l.Slug), l.Slug)
+	return h.changed(w, r, u, listURL(p.ProjectID, l.Slug), addedText(res, len(add)), l.Slug)
 }
 
 func (h *Handler) memberRemove(w http.ResponseWriter, r *http.Request, u *user) error {
@@ -167,7 +169,7 @@ func (h *Handler) memberRemove(w http.ResponseWriter, r *http.Request, u *user) 
 	if err := h.d.Lists.DeleteMember(r.Context(), p.ProjectID, l.Slug, r.PathValue("mint")); err != nil {
 		return err
 	}
-	return h.changed(w, r, listURL(p.ProjectID, l.Slug), l.Slug)
+	return h.changed(w, r, u, listURL(p.ProjectID, l.Slug), "Removed "+r.PathValue("mint")+".", l.Slug)
 }
 
 // memberMove sets a member's rank (the store shifts the others).
@@ -183,5 +185,17 @@ func (h *Handler) memberMove(w http.ResponseWriter, r *http.Request, u *user) er
 	if _, _, err := h.d.Lists.PutMember(r.Context(), p.ProjectID, l.Slug, r.PathValue("mint"), lists.MemberInput{Rank: &rank}); err != nil {
 		return err
 	}
-	return h.changed(w, r, listURL(p.ProjectID, l.Slug), l.Slug)
+	return h.changed(w, r, u, listURL(p.ProjectID, l.Slug), fmt.Sprintf("Moved %s to rank %d.", r.PathValue("mint"), rank), l.Slug)
+}
+
+// addedText is the flash of a bulk add.
+func addedText(res lists.AddResult, asked int) string {
+	msg := fmt.Sprintf("Added %d of %d tokens.", len(res.Added), asked)
+	if n := len(res.Present); n > 0 {
+		msg += fmt.Sprintf(" %d already in the list.", n)
+	}
+	if n := len(res.Failed); n > 0 {
+		msg += fmt.Sprintf(" %d not added (%s).", n, res.Failed[0].Code)
+	}
+	return msg
 }

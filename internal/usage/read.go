@@ -20,3 +20,14 @@ func MonthStart(t time.Time) time.Time {
 	u := t.UTC()
 	return time.Date(u.Year(), u.Month(), 1, 0, 0, 0, 0, time.UTC)
 }
+
+// Bucket is a key's requests of one route and status in one time bucket
+// (a UTC hour or day): what the dashboard charts and breaks down.
+type Bucket struct {
+	Start    time.Time // start of the bucket, UTC
+	Route    string
+	Status   int
+	Requests int64
+	Charged  int64     // requests the limiter charged (what a quota counts)
+	Last     time.Time // start of the bucket's last minute with a request
+}

@@ -82,9 +82,9 @@ func ensureProject(ctx context.Context, tx pgx.Tx, name string, now time.Time) (
 
 func insertKey(ctx context.Context, tx pgx.Tx, k apikey.Key) error {
 	_, err := tx.Exec(ctx, `INSERT INTO api_keys(id, project_id, key_hash, scopes, rate_requests, rate_window_ms,
-		quota_per_month, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		quota_per_month, created_at, name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		k.ID, k.ProjectID, k.Hash, storage.JoinList(k.Scopes), k.Limits.RateRequests, k.Limits.RateWindow.Milliseconds(),
-		k.Limits.QuotaPerMonth, storage.Ms(k.CreatedAt))
+		k.Limits.QuotaPerMonth, storage.Ms(k.CreatedAt), k.Name)
 	if isUniqueViolation(err) {
 		return fmt.Errorf("%w: %w", storage.ErrConflict, err)
 	}
@@ -167,6 +167,24 @@ func (s *Store) SetKeyScopes(ctx context.Context, id string, scopes []string) er
 	})
 	if err != nil {
 		return fmt.Errorf("postgres: set scopes of key %s: %w", id, err)
+	}
+	return nil
+}
+
+// SetKeyName implements apikey.Store: it replaces a key's display name.
+func (s *Store) SetKeyName(ctx context.Context, id, name string) error {
+	err := s.withTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE api_keys SET name = $1 WHERE id = $2`, name, id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return storage.ErrNotFound
+		}
+		return bump(ctx, tx, storage.TopicKeys)
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: set name of key %s: %w", id, err)
 	}
 	return nil
 }

@@ -80,9 +80,9 @@ func ensureProject(ctx context.Context, tx *sql.Tx, name string, now time.Time) 
 
 func insertKey(ctx context.Context, tx *sql.Tx, k apikey.Key) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO api_keys(id, project_id, key_hash, scopes, rate_requests, rate_window_ms,
-		quota_per_month, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		quota_per_month, created_at, name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		k.ID, k.ProjectID, k.Hash, storage.JoinList(k.Scopes), k.Limits.RateRequests, k.Limits.RateWindow.Milliseconds(),
-		k.Limits.QuotaPerMonth, storage.Ms(k.CreatedAt))
+		k.Limits.QuotaPerMonth, storage.Ms(k.CreatedAt), k.Name)
 	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
 		return fmt.Errorf("%w: %v", storage.ErrConflict, err)
 	}
@@ -164,6 +164,24 @@ func (s *Store) SetKeyScopes(ctx context.Context, id string, scopes []string) er
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: set scopes of key %s: %w", id, err)
+	}
+	return nil
+}
+
+// SetKeyName implements apikey.Store: it replaces a key's display name.
+func (s *Store) SetKeyName(ctx context.Context, id, name string) error {
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET name = ? WHERE id = ?`, name, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return storage.ErrNotFound
+		}
+		return s.bump(ctx, tx, storage.TopicKeys)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: set name of key %s: %w", id, err)
 	}
 	return nil
 }

@@ -40,6 +40,9 @@ type Store interface {
 	tokenlist.Store
 	Versions(ctx context.Context) (map[string]int64, error)
 	UsageByDay(ctx context.Context, keyID string, sinceMinute int64) ([]usage.DayCount, error)
+	UsageBuckets(ctx context.Context, keyID string, sinceMinute, bucketMinutes int64) ([]usage.Bucket, error)
+	PutFlash(ctx context.Context, id string, payload []byte, now, expires time.Time) error
+	TakeFlash(ctx context.Context, id string, now time.Time) ([]byte, error)
 	ChargedSince(ctx context.Context, sinceMinute int64) (map[string]int64, error)
 	ratelimit.Ledger
 	QuotaReserved(ctx context.Context, key string, month time.Time) (int64, error)
@@ -127,6 +130,10 @@ func Run(t *testing.T, h Harness) {
 		{"Advisories", testAdvisories},
 		{"AdvisoriesSince", testAdvisoriesSince},
 		{"TokenIndex", testTokenIndex},
+		// Key names, usage buckets and flashes of the dashboard (dashboard.go).
+		{"KeyNames", testKeyNames},
+		{"UsageBuckets", testUsageBuckets},
+		{"DashboardFlashes", testDashboardFlashes},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, h) })
