@@ -62,5 +62,5 @@ func (s *Server) searchTokens(w http.ResponseWriter, r *http.Request) error {
 			s.searchBodies.put(string(key), j)
 		}
 	}
-	return writeBody(w, http.StatusOK, j.body(latencyMs(s.d.Now().Sub(start))), nil)
+	return j.write(w, latencyMs(s.d.Now().Sub(start)))
 }
