@@ -19,8 +19,10 @@ import (
 )
 
 // Judged curator searches kept for a short time (docs/search-tokens.md
-// "Bounds and caching per request"). A search-tokens answer is encoded
-// once per (query, policy, limit) and the versions it read: the registry
+// "Bounds and caching per request"). A search-tokens answer is judged
+// once per (interpretation: intent, normalised query, suspicious
+// characters; policy, limit) and encoded once per query as sent (the body
+// names it), for the versions it read: the registry
 // snapshot (variants, curated membership), the token index, the market
 // cache, the advisory index, the community list views and the on-chain
 // facts; and for at most searchTokensTTL, since judging also reads the
@@ -54,10 +56,13 @@ type searchDeps struct {
 
 // judged is one encoded answer, split around its latencyMs value.
 type judged struct {
-	deps   searchDeps
-	at     time.Time
-	before []byte // up to and including `"latencyMs":`
-	after  []byte // from the ',' after the value
+	deps searchDeps
+	at   time.Time
+	// before runs up to and including `"latencyMs":`; it starts with
+	// `{"query":` and the query as sent, encoded, which ends at queryEnd.
+	before   []byte
+	queryEnd int
+	after    []byte // from the ',' after the value
 
 	// CRC-64 (the ETag's) of before and of after, and the operator that
 	// shifts a CRC over len(after) bytes.
@@ -77,6 +82,9 @@ type judgedGzip struct {
 	crcBefore, crcAfter, shiftAfter uint32 // CRC-32 (gzip's)
 }
 
+// searchCache holds judged answers by key: (query as sent, policy,
+// limit) for the answers as sent, (interpretation, policy, limit) for the
+// judgments they share.
 type searchCache struct {
 	mu sync.RWMutex
 	m  map[string]*judged
@@ -120,7 +128,10 @@ func (s *Server) searchDepsNow() (searchDeps, bool) {
 		views: s.d.ListViews.Version(), facts: s.d.OnChain.Version()}, true
 }
 
-var latencyKey = []byte(`"latencyMs":0,`)
+var (
+	latencyKey = []byte(`"latencyMs":0,`)
+	queryKey   = []byte(`{"query":`)
+)
 
 // newJudged splits the encoding of res (latencyMs zeroed) around the
 // latency value; nil when it cannot be split.
@@ -130,15 +141,35 @@ func newJudged(deps searchDeps, at time.Time, res curator.Response) *judged {
 	if err != nil {
 		return nil
 	}
+	q, err := json.Marshal(res.Query)
+	if err != nil || !bytes.HasPrefix(b, queryKey) || !bytes.HasPrefix(b[len(queryKey):], q) {
+		return nil
+	}
 	i := bytes.Index(b, latencyKey)
 	if i < 0 {
 		return nil
 	}
 	cut := i + len(latencyKey) - 2 // after the ':'
-	j := &judged{deps: deps, at: at, before: b[:cut], after: append(b[cut+1:len(b):len(b)], '\n')}
+	j := &judged{deps: deps, at: at, before: b[:cut], queryEnd: len(queryKey) + len(q), after: append(b[cut+1:len(b):len(b)], '\n')}
 	j.crcBefore, j.crcAfter = crc64.Checksum(j.before, crcTable), crc64.Checksum(j.after, crcTable)
 	j.shiftAfter = crc64Shift.shift(len(j.after))
 	return j
+}
+
+// withQuery is j for another query as sent with the same interpretation
+// (the judgment reads only the interpretation): the same answer under its
+// own "query"; nil when query cannot be encoded.
+func (j *judged) withQuery(query string) *judged {
+	q, err := json.Marshal(query)
+	if err != nil {
+		return nil
+	}
+	n := &judged{deps: j.deps, at: j.at, queryEnd: len(queryKey) + len(q), after: j.after,
+		crcAfter: j.crcAfter, shiftAfter: j.shiftAfter}
+	n.before = make([]byte, 0, n.queryEnd+len(j.before)-j.queryEnd)
+	n.before = append(append(append(n.before, queryKey...), q...), j.before[j.queryEnd:]...)
+	n.crcBefore = crc64.Checksum(n.before, crcTable)
+	return n
 }
 
 // judgedBufs holds the buffers responses are assembled in (send is done

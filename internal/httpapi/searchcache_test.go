@@ -3,10 +3,15 @@ package httpapi
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"io"
+	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/assetd/assetd/internal/curator"
 )
 
 // A kept search-tokens answer carries each response's own latencyMs, and
@@ -119,5 +124,45 @@ func TestSearchTokensKeptAcrossTrades(t *testing.T) {
 	h.get(t, path)
 	if e := entry(); e == nil || e == kept {
 		t.Fatal("the TTL did not re-judge the answer")
+	}
+}
+
+// Spellings of a query with the same interpretation share one judgment;
+// each answer names its own query and equals a fresh judgment of it.
+func TestSearchTokensShareJudgmentAcrossSpellings(t *testing.T) {
+	h, adv := searchHarness(t, nil)
+	var mv uint64 = 1
+	h.srv.d.Markets = countedMarkets{MarketData: h.srv.d.Markets, v: &mv}
+	h.srv.d.Advisories = contentVersioned{adv}
+	h.h = h.srv.build(nil)
+	for _, q := range []string{"usdc", "USDC", "%24usdc", "%24USDC%22"} {
+		r := h.get(t, "/v2/lists/search-tokens?policy=degen&q="+q)
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", q, r.status, r.raw)
+		}
+		sent, _ := url.QueryUnescape(q)
+		fresh, _ := json.Marshal(h.srv.d.Curator.Search(t.Context(), curator.Request{Query: sent, Policy: "degen", Limit: 10}))
+		var got, want map[string]any
+		if err := json.Unmarshal([]byte(r.raw), &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(fresh, &want); err != nil {
+			t.Fatal(err)
+		}
+		delete(got, "latencyMs")
+		delete(want, "latencyMs")
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: kept answer differs from a fresh judgment:\n%v\n%v", sent, got, want)
+		}
+		if r.header.Get("Etag") != strongETag([]byte(r.raw)) {
+			t.Fatalf("%s: ETag is not the body's", sent)
+		}
+	}
+	// USDC, $usdc and usdc share one judgment; USDC" is another query.
+	if n := len(h.srv.searchJudged.m); n != 2 {
+		t.Fatalf("%d judgments kept for two interpretations", n)
+	}
+	if n := len(h.srv.searchBodies.m); n != 4 {
+		t.Fatalf("%d answers kept for four queries", n)
 	}
 }
