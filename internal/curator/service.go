@@ -163,6 +163,7 @@ type derived struct {
 	idx     *tokenindex.Index
 	prot    *Protected
 	reg     regKeys
+	regx    regIndex
 	curated map[string][]string // mint -> curated list ids (not "all")
 }
 
@@ -216,8 +217,12 @@ func (s *Service) current() *derived {
 		return d
 	}
 	d := &derived{snap: snap, idx: idx, prot: BuildProtected(snap, idx, s.c.Allow), curated: map[string][]string{}}
-	if snap != nil {
+	if old := s.derived.Load(); old != nil && old.snap == snap && snap != nil {
+		// Only the token index moved: the registry's search keys hold.
+		d.reg, d.regx, d.curated = old.reg, old.regx, old.curated
+	} else if snap != nil {
 		d.reg = buildRegKeys(snap.Assets())
+		d.regx = buildRegIndex(&d.reg, snap.Assets())
 		for _, l := range snap.CuratedLists() {
 			if l.ID == "all" {
 				continue
@@ -424,31 +429,10 @@ func (s *Service) fromRegistry(g *gather, in Interpretation) {
 		}
 		return
 	}
-	type hit struct {
-		v     *registry.Variant
-		asset int32 // index in snap.Assets()
-		rank  int32
-	}
-	var hits []hit
 	assets := snap.Assets()
-	v, k := 0, 0 // the variant and its first key in g.d.reg
-	for i := range assets {
-		a := &assets[i]
-		for j := range a.Variants {
-			var rank int
-			rank, k = g.d.reg.rank(v, k, in.NormalizedQuery)
-			v++
-			if rank >= 0 {
-				hits = append(hits, hit{&a.Variants[j], int32(i), int32(rank)})
-			}
-		}
-	}
-	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(a.rank, b.rank) })
-	for i, h := range hits {
-		if i == maxRegistryCandidates {
-			break
-		}
-		add(&assets[h.asset], h.v)
+	for _, v := range g.d.regx.match(&g.d.reg, in.NormalizedQuery, maxRegistryCandidates) {
+		i, j := g.d.regx.assetOf(v)
+		add(&assets[i], &assets[i].Variants[j])
 	}
 }
 

@@ -54,13 +54,28 @@ func (s *Server) searchTokens(w http.ResponseWriter, r *http.Request) error {
 	key = strconv.AppendInt(append(key, 0), int64(limit), 10)
 	j := s.searchBodies.get(key, deps, start)
 	if j == nil {
-		res := s.d.Curator.Search(r.Context(), req)
-		if j = newJudged(deps, start, res); j == nil {
-			return writeJSON(w, http.StatusOK, res)
+		// The judgment reads only the interpretation: another spelling of
+		// the query (case, a leading $, confusables) shares it.
+		in := curator.Interpret(query)
+		var nb [160]byte
+		nkey := append(append(append(nb[:0], in.Intent...), 0), in.NormalizedQuery...)
+		nkey = strconv.AppendBool(append(nkey, 0), in.HadSuspiciousCharacters)
+		nkey = append(append(append(nkey, 0), policy...), 0)
+		nkey = strconv.AppendInt(nkey, int64(limit), 10)
+		if nj := s.searchJudged.get(nkey, deps, start); nj != nil {
+			j = nj.withQuery(query)
 		}
-		if res.Sources.Provider != "degraded" {
-			s.searchBodies.put(string(key), j)
+		if j == nil {
+			res := s.d.Curator.Search(r.Context(), req)
+			if j = newJudged(deps, start, res); j == nil {
+				return writeJSON(w, http.StatusOK, res)
+			}
+			if res.Sources.Provider == "degraded" {
+				return j.write(w, latencyMs(s.d.Now().Sub(start)))
+			}
+			s.searchJudged.put(string(nkey), j)
 		}
+		s.searchBodies.put(string(key), j)
 	}
-	return writeBody(w, http.StatusOK, j.body(latencyMs(s.d.Now().Sub(start))), nil)
+	return j.write(w, latencyMs(s.d.Now().Sub(start)))
 }

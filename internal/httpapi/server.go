@@ -172,8 +172,9 @@ type Server struct {
 	// listBodies caches list reads, compositions, catalog pages and
 	// token-list exports per list versions (listbodies.go).
 	listBodies listBodies
-	// searchBodies keeps judged search-tokens answers (searchcache.go).
-	searchBodies searchCache
+	// searchBodies keeps judged search-tokens answers by query as sent,
+	// searchJudged by interpretation (searchcache.go).
+	searchBodies, searchJudged searchCache
 	// newsBodies keeps encoded news feeds per news state (news.go).
 	newsBodies newsBodies
 	// trendBodies caches trending responses per (trending set, advisory
