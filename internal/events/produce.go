@@ -90,14 +90,13 @@ type Producer struct {
 	out  Appender
 	opts ProducerOptions
 
-	priceSeq  uint64
-	primed    bool
-	prices    map[string]priceMark
-	adv       map[string]AdvisoryState
-	lists     map[string]ListState
-	trending  map[string]int
-	depeg     map[string]DepegState
-	lastBatch time.Time
+	priceSeq uint64
+	primed   bool
+	prices   map[string]priceMark
+	adv      map[string]AdvisoryState
+	lists    map[string]ListState
+	trending map[string]int
+	depeg    map[string]DepegState
 }
 
 type priceMark struct {

@@ -26,7 +26,10 @@ func TestProducerDiffs(t *testing.T) {
 			seq++
 			return c, seq, true
 		},
-		Price: func(m string) (PriceQuote, bool) { p, ok := prices[m]; return PriceQuote{PriceUSD: p, Source: "trades"}, ok },
+		Price: func(m string) (PriceQuote, bool) {
+			p, ok := prices[m]
+			return PriceQuote{PriceUSD: p, Source: "trades"}, ok
+		},
 		Advisories: func() map[string]AdvisoryState { return clone(adv) },
 		Lists:      func() map[string]ListState { return clone(lists) },
 		Trending:   func() []string { return append([]string(nil), trending...) },

@@ -27,17 +27,18 @@ func ListTopic(slug string) string { return TopicListPrefix + slug }
 // TopicError is a refused topics parameter; Code is the error's
 // details.code.
 type TopicError struct {
-	Code  string // missing_topics, invalid_topic
+	Code  string // CodeMissingTopics, CodeInvalidTopic
 	Topic string
 	Msg   string
 }
 
 func (e *TopicError) Error() string { return e.Msg }
 
-// Topic error codes.
+// Topic error codes: the API's details.code of a missing or invalid
+// parameter.
 const (
-	CodeMissingTopics = "missing_topics"
-	CodeInvalidTopic  = "invalid_topic"
+	CodeMissingTopics = "missing_param"
+	CodeInvalidTopic  = "invalid_param"
 )
 
 // ParseTopics parses a comma-separated topic list (price:<mint>,

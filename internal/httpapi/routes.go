@@ -135,6 +135,10 @@ func (s *Server) routes() []route {
 			{pattern: "GET /v1/advisories/reports/{id}", scopes: anyScope, cache: noStore, handler: s.getReport},
 		}...)
 	}
+	if s.d.Stream != nil {
+		// Server-sent events (docs/events.md): no-store, never compressed.
+		rs = append(rs, route{pattern: "GET /v1/stream", scopes: read, cache: noStore, handler: s.stream})
+	}
 	if s.d.Dashboard != nil {
 		rs = append(rs, route{pattern: "/dashboard/", auth: authNone, cache: noStore, handler: s.dashboard},
 			route{pattern: "GET /dashboard", auth: authNone, cache: noStore, handler: s.dashboardSlash})
