@@ -207,3 +207,14 @@ func (m *Memory) First() uint64 {
 	}
 	return m.buf[m.start].ID
 }
+
+// Advance records that the log this ring mirrors has assigned every ID up
+// to last and retains none of those the ring lacks: an empty ring then
+// answers cursors below last with ErrExpired, and Put continues after it.
+func (m *Memory) Advance(last uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.n == 0 && m.next <= last {
+		m.next = last + 1
+	}
+}

@@ -101,14 +101,7 @@ func (s *Stored) Load(ctx context.Context) error {
 	if err := s.sync(ctx); err != nil {
 		return err
 	}
-	if s.mem.Last() < head {
-		// Everything up to head was pruned: the mirror starts past it.
-		s.mem.mu.Lock()
-		if s.mem.n == 0 {
-			s.mem.next = head + 1
-		}
-		s.mem.mu.Unlock()
-	}
+	s.mem.Advance(head) // everything up to head was pruned: the mirror starts past it
 	return nil
 }
 
