@@ -222,6 +222,7 @@ type serveConfig struct {
 	refresh             refreshFlags
 	yellowstone         yellowstoneFlags
 	tradeSource         tradeSourceFlags
+	events              eventFlags
 }
 
 // listLookupFlags bound the live member lookups of lists.Reader.

@@ -23,6 +23,7 @@ import (
 	"github.com/assetd/assetd/internal/decimals"
 	"github.com/assetd/assetd/internal/demo"
 	"github.com/assetd/assetd/internal/depeg"
+	"github.com/assetd/assetd/internal/events"
 	"github.com/assetd/assetd/internal/framing"
 	"github.com/assetd/assetd/internal/httpapi"
 	"github.com/assetd/assetd/internal/ingest"
@@ -101,6 +102,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	addRefreshFlags(fs, &cfg.refresh)
 	addYellowstoneFlags(fs, &cfg.yellowstone)
 	addTradeSourceFlags(fs, &cfg.tradeSource)
+	addEventFlags(fs, &cfg.events)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes (with --nats-url, the fallback to change events: default 5s)")
 	if err := c.parse(fs, args, true); err != nil {
 		return cfg, err
@@ -143,6 +145,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 		errs = append(errs, err)
 	}
 	if err := cfg.redis.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := cfg.events.validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if _, _, err := parseRate(cfg.rate); err != nil {
@@ -481,6 +486,14 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Feed:   depegFeed{eng: eng, cache: mp.cache, now: time.Now},
 		Adv:    lists.NewAdvisories(st, time.Now), Log: log, Metrics: m, Act: ref.leader(),
 	})
+	// The event log (docs/events.md): JetStream with --nats-url, the
+	// store's events table otherwise; the hub fans it out to streams.
+	evLog, err := openEventLog(ctx, cfg.events, st, bus, log)
+	if err != nil {
+		return err
+	}
+	hub := events.NewHub(evLog, events.HubOptions{Buffer: cfg.events.buffer, ConnsPerKey: cfg.events.connsPerKey,
+		TopicsPerKey: cfg.events.topicsPerKey, Log: log})
 	rec := usage.NewRecorder(st, log, usage.Options{Retention: cfg.usageRetention})
 	registerOpsMetrics(m, mp.cache, func() []string { return cat.Snapshot().Mints() }, rec)
 	registerAdmissionMetrics(m, eng)
@@ -502,7 +515,15 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
 		OnChain: chain,
 		Store:   cfg.storeHint(), Version: buildinfo.Read().Version,
+		Stream:  hub,
 	})
+	// Every replica compares state; the refresher lease holder (every
+	// replica without Redis: the logs' dedupe keys then drop the copies)
+	// appends the events.
+	observe := registerEventMetrics(m, evLog, hub)
+	pin := &producerInputs{cache: mp.cache, advisories: advisories, views: listViews, trending: api.TrendingMints,
+		guard: guard, snapshot: cat.Snapshot, leader: ref.leader()}
+	producer := events.NewProducer(pin.inputs(), evLog, events.ProducerOptions{PriceStep: cfg.events.priceStep, Log: log, Observe: observe})
 
 	// coalesce: a response's headers and body leave in one write
 	// (internal/httpapi writeBody holds the connection around them).
@@ -529,6 +550,9 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { ref.run(gctx); return nil })
 	g.Go(func() error { guard.Run(gctx, depegInterval); return nil })
 	g.Go(func() error { source.run(gctx); return nil })
+	g.Go(func() error { evLog.Run(gctx); return nil })
+	g.Go(func() error { hub.Run(gctx); return nil })
+	g.Go(func() error { producer.Run(gctx, events.DefaultProduceEvery); return nil })
 	// flushStopped closes when the periodic candle save loop has returned:
 	// the final save must not run concurrently with it, nor before it.
 	flushStopped := make(chan struct{})

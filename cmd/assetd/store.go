@@ -9,6 +9,7 @@ import (
 
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/chainsource"
+	"github.com/assetd/assetd/internal/events"
 	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/natsbus"
@@ -48,6 +49,7 @@ type store interface {
 	project.Store
 	tokenlist.Store
 	onchain.Store
+	events.Store
 	Migrate(ctx context.Context) (int, error)
 	// OnCommit has the store report the change topics of every committed
 	// write (the change bus publishes them).

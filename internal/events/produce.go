@@ -302,7 +302,9 @@ func (p *Producer) diffTrending(now time.Time, evs []Event) []Event {
 	for i, m := range rows {
 		cur[m] = i + 1
 	}
-	if p.trending != nil {
+	// An empty set is no baseline (the set is computed after start-up):
+	// the first non-empty one is.
+	if len(p.trending) > 0 {
 		minute := strconv.FormatInt(now.Unix()/60, 10)
 		for _, m := range rows {
 			if _, ok := p.trending[m]; !ok {

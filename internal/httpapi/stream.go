@@ -65,6 +65,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) error {
 	h.Set("X-Accel-Buffering", "no") // proxies: do not buffer the stream
 	w.WriteHeader(http.StatusOK)
 	out := &sseSink{w: w, rc: http.NewResponseController(w), timeout: s.d.StreamWriteTimeout}
+	// The server's read timeout would end the connection (and cancel
+	// the request) while the stream is open: a stream has no deadline;
+	// each write has its own.
+	_ = out.rc.SetReadDeadline(time.Time{})
 	if out.timeout <= 0 {
 		out.timeout = 30 * time.Second
 	}
