@@ -515,7 +515,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
 		OnChain: chain,
 		Store:   cfg.storeHint(), Version: buildinfo.Read().Version,
-		Stream:  hub,
+		Stream: hub,
 	})
 	// Every replica compares state; the refresher lease holder (every
 	// replica without Redis: the logs' dedupe keys then drop the copies)
