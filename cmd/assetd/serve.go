@@ -524,6 +524,11 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	pin := &producerInputs{cache: mp.cache, advisories: advisories, views: listViews, trending: api.TrendingMints,
 		guard: guard, snapshot: cat.Snapshot, leader: ref.leader()}
 	producer := events.NewProducer(pin.inputs(), evLog, events.ProducerOptions{PriceStep: cfg.events.priceStep, Log: log, Observe: observe})
+	// The baseline before serving: a change made once the server answers
+	// is an event.
+	if err := producer.Tick(ctx); err != nil {
+		return err
+	}
 
 	// coalesce: a response's headers and body leave in one write
 	// (internal/httpapi writeBody holds the connection around them).
