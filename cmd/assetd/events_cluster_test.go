@@ -90,7 +90,9 @@ func TestClusterStreamResumesAcrossReplicas(t *testing.T) {
 		mintB = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCecBCAj9fH" // USDT
 	)
 	for _, r := range c.replicas {
-		eventually(t, time.Minute, "the key on every replica", func() bool { return status(r.base, "/v1/health", key) == 200 && status(r.base, "/v1/advisories/current", key) == 200 })
+		eventually(t, time.Minute, "the key on every replica", func() bool {
+			return status(r.base, "/v1/health", key) == 200 && status(r.base, "/v1/advisories/current", key) == 200
+		})
 	}
 	a := openStream(t, c.replicas[0], key, "topics=advisories", "")
 	c.cli(t, "advisories", "set", mintA, "--status", "caution", "--reason", "stream test (synthetic)")
