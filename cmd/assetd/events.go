@@ -119,7 +119,13 @@ func (p *producerInputs) price(mint string) (events.PriceQuote, bool) {
 	if m == nil || m.Price == nil {
 		return events.PriceQuote{}, false
 	}
-	return events.PriceQuote{PriceUSD: *m.Price, Source: m.Source}, true
+	// The price is the trades' when the engine overlaid them
+	// (metricsSource analytics_trades), else the snapshot provider's.
+	src := m.Source
+	if m.MetricsSource != "" {
+		src = m.MetricsSource
+	}
+	return events.PriceQuote{PriceUSD: *m.Price, Source: src}, true
 }
 
 func (p *producerInputs) advisoryStates() map[string]events.AdvisoryState {
