@@ -12,6 +12,7 @@ import (
 
 	"github.com/assetd/assetd/internal/analytics"
 	"github.com/assetd/assetd/internal/chainsource"
+	"github.com/assetd/assetd/internal/events"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/marketcache"
 	"github.com/assetd/assetd/internal/metrics"
@@ -21,6 +22,7 @@ func TestAdminMux(t *testing.T) {
 	m := metrics.New()
 	m.Requests.WithLabelValues("GET /v1/health", "200").Inc()
 	m.Limiter.WithLabelValues("rate").Inc()
+
 	srv := httptest.NewServer(adminMux(m))
 	defer srv.Close()
 	b := scrape(t, srv)
@@ -98,6 +100,8 @@ func TestEveryMetricIsDocumented(t *testing.T) {
 		t.Fatalf("dust trade: %+v", res)
 	}
 	registerAdmissionMetrics(m, eng)
+	evLog := events.NewMemory(8, nil)
+	registerEventMetrics(m, evLog, events.NewHub(evLog, events.HubOptions{}))(events.Event{Type: events.TypePrice})
 	registerTradeSourceMetrics(m, func() chainsource.Status {
 		st := chainsource.Off()
 		st.Programs = []chainsource.ProgramCount{{Program: "synthetic-program", Decoded: 2, Stable: 1}}

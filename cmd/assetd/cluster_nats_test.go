@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,10 +17,12 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/contracttest"
+	"github.com/assetd/assetd/internal/events/jsevents"
 	"github.com/assetd/assetd/internal/natsbus"
 	"github.com/assetd/assetd/internal/natsbus/natstest"
 	"github.com/assetd/assetd/internal/poll"
 	"github.com/assetd/assetd/internal/tradestream"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // usdcMint is a curated registry mint (asset "usd"): trade-derived
@@ -62,8 +65,8 @@ func deleteStream(t *testing.T, url, prefix string) {
 		return
 	}
 	defer bus.Close(ctx)
-	for _, name := range []string{tradestream.StreamName(prefix), tradestream.BatchStreamName(prefix)} {
-		if err := bus.JetStream().DeleteStream(ctx, name); err != nil {
+	for _, name := range []string{tradestream.StreamName(prefix), tradestream.BatchStreamName(prefix), jsevents.StreamName(prefix)} {
+		if err := bus.JetStream().DeleteStream(ctx, name); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
 			t.Logf("cleanup: delete stream %s: %v", name, err)
 		}
 	}

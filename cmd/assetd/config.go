@@ -223,6 +223,7 @@ type serveConfig struct {
 	yellowstone         yellowstoneFlags
 	tradeSource         tradeSourceFlags
 	webhooks            webhookFlags
+	events              eventFlags
 }
 
 // listLookupFlags bound the live member lookups of lists.Reader.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -306,6 +307,28 @@ func (c *contractClient) keyed(method, path string, body any) (int, map[string]a
 	return st, m
 }
 
+// streamHead opens an event stream, records its status and headers with
+// the tally (the body of an open stream never ends) and closes it.
+func (c *contractClient) streamHead(path string) {
+	c.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", c.s.base+path, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("X-Api-Key", c.key)
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		c.t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		c.t.Errorf("GET %s: %d %s", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	_ = c.tally.Record(req, resp.StatusCode, resp.Header, nil)
+}
+
 func (c *contractClient) get(path string) (int, map[string]any) {
 	c.t.Helper()
 	return c.keyed("GET", path, nil)
@@ -452,6 +475,9 @@ func (c *contractClient) exercise(p plan) {
 	c.get("/v1/advisories")
 	c.get("/v1/advisories?since=0&limit=5")
 	c.get("/v1/advisories/current")
+	// The event stream: a refusal, and the head of an open stream.
+	c.get("/v1/stream?topics=price:not-a-mint")
+	c.streamHead("/v1/stream?topics=trending,advisories,depeg")
 	if st, rep := c.keyed("POST", "/v1/advisories/reports", map[string]string{"mint": "So11111111111111111111111111111111111111112", "kind": "other", "note": "contract walk"}); st == 201 {
 		id, _ := rep["id"].(string)
 		c.get("/v1/advisories/reports/" + url.PathEscape(id))

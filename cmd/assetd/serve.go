@@ -103,6 +103,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	addYellowstoneFlags(fs, &cfg.yellowstone)
 	addTradeSourceFlags(fs, &cfg.tradeSource)
 	addWebhookFlags(fs, &cfg.webhooks)
+	addEventFlags(fs, &cfg.events)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes (with --nats-url, the fallback to change events: default 5s)")
 	if err := c.parse(fs, args, true); err != nil {
 		return cfg, err
@@ -145,6 +146,9 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 		errs = append(errs, err)
 	}
 	if err := cfg.redis.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := cfg.events.validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if _, _, err := parseRate(cfg.rate); err != nil {
@@ -500,11 +504,15 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Feed:   depegFeed{eng: eng, cache: mp.cache, now: time.Now},
 		Adv:    lists.NewAdvisories(st, time.Now), Log: log, Metrics: m, Act: ref.leader(),
 	})
-	// EVENT LOG (webhooks branch): serve has no event log on this branch
-	// yet; this in-memory one is the one place to swap for the log the
-	// events branch wires (the dispatcher reads whatever log is here).
-	eventLog := events.NewMemory(webhookEventWindow, nil)
-	hooks, err := newWebhooks(cfg.webhooks, st, eventLog, m, log)
+	// The event log (docs/events.md): JetStream with --nats-url, the
+	// store's events table otherwise; the hub fans it out to streams.
+	evLog, err := openEventLog(ctx, cfg.events, st, bus, log)
+	if err != nil {
+		return err
+	}
+	hub := events.NewHub(evLog, events.HubOptions{Buffer: cfg.events.buffer, ConnsPerKey: cfg.events.connsPerKey,
+		TopicsPerKey: cfg.events.topicsPerKey, Log: log})
+	hooks, err := newWebhooks(cfg.webhooks, st, evLog, m, log)
 	if err != nil {
 		return err
 	}
@@ -529,7 +537,20 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
 		OnChain: chain,
 		Store:   cfg.storeHint(), Version: buildinfo.Read().Version,
+		Stream: hub,
 	})
+	// Every replica compares state; the refresher lease holder (every
+	// replica without Redis: the logs' dedupe keys then drop the copies)
+	// appends the events.
+	observe := registerEventMetrics(m, evLog, hub)
+	pin := &producerInputs{cache: mp.cache, advisories: advisories, views: listViews, trending: api.TrendingMints,
+		guard: guard, snapshot: cat.Snapshot, leader: ref.leader()}
+	producer := events.NewProducer(pin.inputs(), evLog, events.ProducerOptions{PriceStep: cfg.events.priceStep, Log: log, Observe: observe})
+	// The baseline before serving: a change made once the server answers
+	// is an event.
+	if err := producer.Tick(ctx); err != nil {
+		return err
+	}
 
 	// coalesce: a response's headers and body leave in one write
 	// (internal/httpapi writeBody holds the connection around them).
@@ -558,6 +579,9 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	g.Go(func() error { guard.Run(gctx, depegInterval); return nil })
 	g.Go(func() error { source.run(gctx); return nil })
 	g.Go(func() error { return hooks.dispatcher.Run(gctx) })
+	g.Go(func() error { evLog.Run(gctx); return nil })
+	g.Go(func() error { hub.Run(gctx); return nil })
+	g.Go(func() error { producer.Run(gctx, events.DefaultProduceEvery); return nil })
 	// flushStopped closes when the periodic candle save loop has returned:
 	// the final save must not run concurrently with it, nor before it.
 	flushStopped := make(chan struct{})

@@ -10,6 +10,7 @@ import (
 	"github.com/assetd/assetd/internal/apikey"
 	"github.com/assetd/assetd/internal/chainsource"
 	"github.com/assetd/assetd/internal/dashboard"
+	"github.com/assetd/assetd/internal/events"
 	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/natsbus"
@@ -53,6 +54,7 @@ type store interface {
 	webhooks.Store
 	dashboard.Flashes
 	UsageBuckets(ctx context.Context, keyID string, sinceMinute, bucketMinutes int64) ([]usage.Bucket, error)
+	events.Store
 	Migrate(ctx context.Context) (int, error)
 	// OnCommit has the store report the change topics of every committed
 	// write (the change bus publishes them).

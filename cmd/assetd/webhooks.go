@@ -8,10 +8,6 @@ import (
 	"github.com/assetd/assetd/internal/webhooks"
 )
 
-// webhookEventWindow is the events the in-memory event log retains (the
-// webhook dispatcher's cursor must stay inside it across a pause).
-const webhookEventWindow = 100_000
-
 // webhookFlags configure webhook delivery (docs/webhooks.md).
 type webhookFlags struct {
 	// allowPrivate admits http:// and non-public targets (tests, closed

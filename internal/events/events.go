@@ -42,6 +42,10 @@ type Event struct {
 	Time time.Time `json:"time"`
 	// Data is the event's JSON payload.
 	Data json.RawMessage `json:"data"`
+	// Key, when set, deduplicates appends in a cluster: a durable log
+	// drops an event whose Key was appended within its dedupe window
+	// (JetStream's Nats-Msg-Id, the store's recent keys). Not serialised.
+	Key string `json:"-"`
 }
 
 // ErrExpired is returned by Since when the cursor is older than the
@@ -110,8 +114,11 @@ func (m *Memory) Last() uint64 {
 func (m *Memory) Since(_ context.Context, after uint64, limit int) ([]Event, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.n == 0 || after >= m.next-1 {
+	if after >= m.next-1 {
 		return nil, nil
+	}
+	if m.n == 0 {
+		return nil, ErrExpired // events after `after` existed and are gone
 	}
 	oldest := m.buf[m.start].ID
 	if after+1 < oldest {
@@ -144,5 +151,70 @@ func (m *Memory) Wait(ctx context.Context, after uint64) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+}
+
+// Put adds an event whose ID was assigned elsewhere (a durable log this
+// ring mirrors). An event at or below Last is ignored (false); an event
+// after a gap empties the ring first, so cursors before it get ErrExpired.
+// Put keeps e.Time.
+func (m *Memory) Put(e Event) bool {
+	m.mu.Lock()
+	if e.ID == 0 || e.ID < m.next {
+		m.mu.Unlock()
+		return false
+	}
+	if e.ID != m.next {
+		m.start, m.n = 0, 0
+	}
+	m.next = e.ID + 1
+	capacity := len(m.buf)
+	if m.n < capacity {
+		m.buf[(m.start+m.n)%capacity] = e
+		m.n++
+	} else {
+		m.buf[m.start] = e
+		m.start = (m.start + 1) % capacity
+	}
+	ch := m.changed
+	m.changed = make(chan struct{})
+	m.mu.Unlock()
+	close(ch)
+	return true
+}
+
+// Trim drops the events appended before t (the retention window); the
+// cursor keeps counting.
+func (m *Memory) Trim(t time.Time) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dropped := 0
+	for m.n > 0 && m.buf[m.start].Time.Before(t) {
+		m.buf[m.start] = Event{}
+		m.start = (m.start + 1) % len(m.buf)
+		m.n--
+		dropped++
+	}
+	return dropped
+}
+
+// First returns the ID of the oldest event held (0 when none).
+func (m *Memory) First() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.n == 0 {
+		return 0
+	}
+	return m.buf[m.start].ID
+}
+
+// Advance records that the log this ring mirrors has assigned every ID up
+// to last and retains none of those the ring lacks: an empty ring then
+// answers cursors below last with ErrExpired, and Put continues after it.
+func (m *Memory) Advance(last uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.n == 0 && m.next <= last {
+		m.next = last + 1
 	}
 }

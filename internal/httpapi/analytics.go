@@ -422,3 +422,17 @@ func tooManyEvents() error {
 	return apierr.Newf(apierr.BadRequest, "at most %d trade events per request", MaxTradesPerIngest).
 		WithDetails(apierr.Details{"code": "too_many_events", "max": MaxTradesPerIngest})
 }
+
+// TrendingMints returns the current trending set's mints in rank order
+// (the event producer compares sets).
+func (s *Server) TrendingMints() []string {
+	v := s.trending.Load()
+	if v == nil {
+		return nil
+	}
+	out := make([]string, len(v.rows))
+	for i, r := range v.rows {
+		out[i] = r.Mint
+	}
+	return out
+}

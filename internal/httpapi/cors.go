@@ -14,7 +14,7 @@ import (
 
 const (
 	corsAllowMethods  = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
-	corsAllowHeaders  = "X-Api-Key, Content-Type, If-None-Match, X-Request-Id, Authorization"
+	corsAllowHeaders  = "X-Api-Key, Content-Type, If-None-Match, X-Request-Id, Authorization, Last-Event-Id"
 	corsExposeHeaders = "ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After"
 	corsMaxAge        = "600"
 )

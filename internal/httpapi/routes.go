@@ -150,6 +150,10 @@ func (s *Server) routes() []route {
 			{pattern: "POST /v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", scopes: read, cache: noStore, handler: s.webhookRedeliver},
 		}...)
 	}
+	if s.d.Stream != nil {
+		// Server-sent events (docs/events.md): no-store, never compressed.
+		rs = append(rs, route{pattern: "GET /v1/stream", scopes: read, cache: noStore, handler: s.stream})
+	}
 	if s.d.Dashboard != nil {
 		rs = append(rs, route{pattern: "/dashboard/", auth: authNone, cache: noStore, handler: s.dashboard},
 			route{pattern: "GET /dashboard", auth: authNone, cache: noStore, handler: s.dashboardSlash})

@@ -19,6 +19,7 @@ import (
 	"github.com/assetd/assetd/internal/buildinfo"
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/chart"
+	"github.com/assetd/assetd/internal/events"
 	"github.com/assetd/assetd/internal/execution"
 	"github.com/assetd/assetd/internal/lists"
 	"github.com/assetd/assetd/internal/metrics"
@@ -147,6 +148,15 @@ type Deps struct {
 	Version string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Stream serves GET /v1/stream (nil: the route answers 404).
+	Stream *events.Hub
+	// StreamHeartbeat returns the ticker of a stream's heartbeats and its
+	// stop function (default: every events.DefaultHeartbeat). Tests inject
+	// their own channel.
+	StreamHeartbeat func() (<-chan time.Time, func())
+	// StreamWriteTimeout bounds one stream write (default 30s): a client
+	// that takes longer is gone.
+	StreamWriteTimeout time.Duration
 }
 
 // Server serves the API.

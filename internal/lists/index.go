@@ -57,3 +57,7 @@ func (x *AdvisoryIndex) Version() uint64 { return x.gen.Load() }
 
 // Len is the number of flagged mints.
 func (x *AdvisoryIndex) Len() int { return len(*x.cur.Load()) }
+
+// All returns every flagged mint's advisory (the event producer compares
+// snapshots). The map and values are shared: read-only.
+func (x *AdvisoryIndex) All() map[string]*asset.Advisory { return *x.cur.Load() }

@@ -139,3 +139,7 @@ func (v *Views) Get(slug string) (*View, bool) {
 	x, ok := (*v.cur.Load())[slug]
 	return x, ok
 }
+
+// All returns every readable list's view by slug (the event producer
+// compares snapshots). The map is shared: read-only.
+func (v *Views) All() map[string]*View { return *v.cur.Load() }

@@ -144,6 +144,9 @@ func Run(t *testing.T, h Harness) {
 	for _, tc := range AdvisoryFeedTests { // advisoryfeed.go
 		t.Run(tc.Name, func(t *testing.T) { tc.Fn(t, h) })
 	}
+	for _, tc := range EventTests { // events.go
+		t.Run(tc.Name, func(t *testing.T) { tc.Fn(t, h) })
+	}
 	for _, tc := range ChangeTests { // changes.go
 		t.Run(tc.Name, func(t *testing.T) { tc.Fn(t, h) })
 	}
