@@ -872,6 +872,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server-sent events of price, advisory, list, trending and depeg changes (docs/events.md)
+         * @description `text/event-stream`: each message has `id:` (the log's cursor), `event:` (the type) and a
+         *     one-line JSON `data:` (`{id, type, topic, time, data}`). `Last-Event-ID` (or `since`)
+         *     replays what the client missed inside the retention window, then continues live; a cursor
+         *     older than the window gets a `reset` message; a client that falls more than its buffer behind
+         *     gets a final `overflow` message and is disconnected. A `: heartbeat` comment every 15 s.
+         *     Never compressed. Per key: open streams and their topics together are limited (429).
+         */
+        get: operations["stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4798,6 +4823,44 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            429: components["responses"]["Error429"];
+            default: components["responses"]["Error"];
+        };
+    };
+    stream: {
+        parameters: {
+            query: {
+                /** @description comma list of price:<mint>, advisories, list:<slug>, trending, depeg */
+                topics: string;
+                /** @description resume after this event id (Last-Event-ID wins when both are sent) */
+                since?: string;
+            };
+            header?: {
+                /** @description the last event id the client received */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the event stream (open until the client leaves, overflows or the server stops) */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             429: components["responses"]["Error429"];
             default: components["responses"]["Error"];
         };
