@@ -71,7 +71,7 @@ func (in Info) String() string {
 		}
 		parts = append(parts, rev)
 	} else {
-		parts = append(parts, "no VCS revision stamped (built by go run or go test, or outside a git checkout)")
+		parts = append(parts, "no VCS revision stamped (built by go run or go test, outside a git checkout, or with -buildvcs=false)")
 	}
 	if in.Time != "" {
 		parts = append(parts, "committed "+in.Time)
