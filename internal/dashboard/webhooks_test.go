@@ -163,6 +163,20 @@ func TestWebhookEditEnableDelete(t *testing.T) {
 	}
 	ep := e.webhooks(t)[0]
 	wp := webhookURL(e.owner.ProjectID, ep.ID)
+	// Every form needs the session's CSRF token: 403 and nothing changed.
+	for _, path := range []string{"update", "enabled", "secret", "delete"} {
+		form := url.Values{"confirm": {"yes"}, "enabled": {"false"}, "url": {"https://hooks.example.com/csrf"}, "event": {"trending"}}
+		if r := e.do(t, "POST", wp+path, ownerTok, form, false); r.status != http.StatusForbidden {
+			t.Fatalf("%s without CSRF: %d", path, r.status)
+		}
+		form.Set("csrf", csrfFor(memberTok))
+		if r := e.post(t, wp+path, ownerTok, form); r.status != http.StatusForbidden {
+			t.Fatalf("%s with another session's CSRF: %d", path, r.status)
+		}
+	}
+	if got, _ := e.st.Webhook(ctx, ep.ID); got.URL != ep.URL || got.Secret != ep.Secret || !got.Enabled {
+		t.Fatalf("refused forms changed the webhook: %+v", got)
+	}
 	// The edit form is prefilled with the endpoint.
 	page := e.do(t, "GET", wp, ownerTok, nil, false)
 	if page.status != 200 || !strings.Contains(page.body, `value="`+mintA+`"`) || !strings.Contains(page.body, `value="0.99"`) ||
