@@ -68,12 +68,13 @@ func (c *cli) projects(ctx context.Context, args []string) error {
 // the session router, the list service and the list reader (its token
 // search and resolution). limits are the server's default limits, which
 // the key pages show as the effective ones; storeHint names the store for
-// a failed sign-in's message.
+// a failed sign-in's message. hooks is the API's webhook service (its SSRF
+// guard and validation apply to the dashboard's forms too).
 func newDashboard(log *slog.Logger, st store, sessions dashboard.Sessions, svc *lists.Service, views *lists.Views, reader *lists.Reader,
-	limits ratelimit.Policy, storeHint string) http.Handler {
+	hooks dashboard.WebhookService, limits ratelimit.Policy, storeHint string) http.Handler {
 	return dashboard.New(dashboard.Deps{
 		Log: log, Sessions: sessions, Projects: st, Keys: st, KeyManager: apikey.Manager{Store: st, Now: time.Now},
-		Lists: svc, Views: views, Tokens: reader, Now: time.Now, Usage: dashboardUsage{st}, Flashes: st, Limits: limits, Store: storeHint,
+		Lists: svc, Views: views, Tokens: reader, Now: time.Now, Usage: dashboardUsage{st}, Flashes: st, Webhooks: hooks, Limits: limits, Store: storeHint,
 	})
 }
 

@@ -533,7 +533,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Execution:     exec, QuoteBudget: quoteBudget,
 		Readiness:   newReadiness(st, cat, mp, cfg.readyMinCoverage, source),
 		TokenLists:  &tokenlist.Exporter{Store: st, Now: time.Now},
-		Dashboard:   newDashboard(log, st, router, listSvc, listViews, listReader, defaults, cfg.storeHint()),
+		Dashboard:   newDashboard(log, st, router, listSvc, listViews, listReader, hooks.service, defaults, cfg.storeHint()),
 		CORSOrigins: cfg.http.origins(), AccessLog: cfg.http.accessLog,
 		OnChain: chain,
 		Store:   cfg.storeHint(), Version: buildinfo.Read().Version,

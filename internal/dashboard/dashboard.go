@@ -2,8 +2,10 @@
 // sign-in with an identity-provider session or a local session token, the
 // keys of the user's projects (create with a name, regenerate, revoke,
 // scopes, limits; usage per day and per hour with route and status
-// breakdown and a quota meter) and the projects' v2 lists (create, rename, status, members
-// through the curator search, reorder, remove, delete).
+// breakdown and a quota meter), the projects' v2 lists (create, rename, status, members
+// through the curator search, reorder, remove, delete) and their webhooks
+// (create, edit, enable or disable, rotate the secret, delete, the 7-day
+// delivery log with redelivery).
 //
 // The dashboard acts on the user's session, never on an API key: the
 // session token sits in an HttpOnly, SameSite=Strict cookie (Secure over
@@ -11,7 +13,9 @@
 // every form answers Post/Redirect/Get: the POST leaves a one-shot flash
 // (flash.go; a key's plaintext sealed with a key derived from the session
 // token) and redirects to a page that shows it once, so a reload changes
-// and mints nothing. List writes call the same lists.Service the API uses.
+// and mints nothing. List and webhook writes call the same lists.Service
+// and webhooks.Service the API uses, so their validation (the webhook URL's
+// SSRF guard included) is the API's.
 package dashboard
 
 import (
@@ -95,7 +99,8 @@ type Sessions interface {
 }
 
 // Deps are the dashboard's collaborators. Usage may be nil (the chart says
-// "usage not available"); Tokens may be nil (no search); Flashes may be
+// "usage not available"); Tokens may be nil (no search); Webhooks may be
+// nil (no webhook pages); Flashes may be
 // nil (kept in memory: right for one replica only).
 type Deps struct {
 	Log        *slog.Logger
@@ -108,6 +113,9 @@ type Deps struct {
 	Views      Refresher
 	Tokens     Tokens
 	Flashes    Flashes
+	// Webhooks manages the projects' webhook endpoints (nil: the
+	// webhook pages answer that webhooks are not available).
+	Webhooks WebhookService
 	// Limits are the server's default limits (what a key without
 	// overrides gets), shown as the effective limits.
 	Limits ratelimit.Policy

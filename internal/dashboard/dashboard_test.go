@@ -21,6 +21,7 @@ import (
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage/sqlite"
 	"github.com/assetd/assetd/internal/usage"
+	"github.com/assetd/assetd/internal/webhooks"
 )
 
 type fakeSessions map[string]session.Identity
@@ -112,7 +113,9 @@ func newEnv(t *testing.T, u Usage) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	guard := &webhooks.Guard{Resolver: hookNames{"hooks.example.com": "93.184.215.14", "private.example.com": "10.0.0.1"}}
 	h := New(Deps{
+		Webhooks: webhooks.NewService(st, guard, func() time.Time { return now }),
 		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Sessions: fakeSessions{ownerTok: {UserID: "u-owner", PrimaryEmail: "o@example.com"}, memberTok: {UserID: "u-member", PrimaryEmail: "m@example.com"}},
 		Projects: st, Keys: st, KeyManager: apikey.Manager{Store: st, Now: func() time.Time { return now }},

@@ -34,12 +34,16 @@ const flashTTL = 5 * time.Minute
 const flashParam = "flash"
 
 // flash is what a form's POST leaves for the page it redirects to: a
-// confirmation and, after a key is created or regenerated, its secret.
+// confirmation and, after a key is created or regenerated or a webhook is
+// created or its secret rotated, the secret.
 type flash struct {
 	Message string `json:"m"`
 	Secret  string `json:"s,omitempty"`
 	KeyID   string `json:"k,omitempty"`
 	KeyName string `json:"n,omitempty"`
+	// Webhook is the endpoint whose signing secret Secret is (instead of
+	// a key's).
+	Webhook string `json:"w,omitempty"`
 }
 
 // flashView is a page's flash: the flash, or Gone when the URL named one

@@ -17,6 +17,7 @@ import (
 	"github.com/assetd/assetd/internal/session"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/usage"
+	"github.com/assetd/assetd/internal/webhooks"
 )
 
 func (h *Handler) routes() {
@@ -40,6 +41,15 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST "+Base+"/p/{project}/lists/{slug}/members", h.page(h.membersAdd))
 	m.HandleFunc("POST "+Base+"/p/{project}/lists/{slug}/members/{mint}/remove", h.page(h.memberRemove))
 	m.HandleFunc("POST "+Base+"/p/{project}/lists/{slug}/members/{mint}/move", h.page(h.memberMove))
+	m.HandleFunc("GET "+Base+"/p/{project}/webhooks/{$}", h.page(h.webhooksPage))
+	m.HandleFunc("POST "+Base+"/p/{project}/webhooks", h.page(h.webhookCreate))
+	m.HandleFunc("GET "+Base+"/p/{project}/webhooks/{id}/{$}", h.page(h.webhookPage))
+	m.HandleFunc("POST "+Base+"/p/{project}/webhooks/{id}/update", h.page(h.webhookUpdate))
+	m.HandleFunc("POST "+Base+"/p/{project}/webhooks/{id}/enabled", h.page(h.webhookEnabled))
+	m.HandleFunc("POST "+Base+"/p/{project}/webhooks/{id}/secret", h.page(h.webhookRotate))
+	m.HandleFunc("POST "+Base+"/p/{project}/webhooks/{id}/delete", h.page(h.webhookDelete))
+	m.HandleFunc("GET "+Base+"/p/{project}/webhooks/{id}/deliveries/{$}", h.page(h.deliveriesPage))
+	m.HandleFunc("POST "+Base+"/p/{project}/webhooks/{id}/deliveries/{delivery}/redeliver", h.page(h.redeliver))
 }
 
 // pageFunc handles a request of a signed-in user.
@@ -77,14 +87,19 @@ func (h *Handler) page(fn pageFunc) http.HandlerFunc {
 			h.render(w, http.StatusNotFound, "error", errorData{User: u, Message: "No such project, or you are not a member of it."})
 		case errors.Is(err, storage.ErrNotFound):
 			h.render(w, http.StatusNotFound, "error", errorData{User: u, Message: "Not found."})
+		case errors.Is(err, webhooks.ErrNotFound):
+			h.render(w, http.StatusNotFound, "error", errorData{User: u, Message: "No such webhook or delivery in this project."})
 		default:
 			var ue userError
 			var re *lists.RuleError
+			var ie *webhooks.InputError
 			switch {
 			case errors.As(err, &ue):
 				h.render(w, http.StatusBadRequest, "error", errorData{User: u, Message: ue.msg})
 			case errors.As(err, &re):
 				h.render(w, http.StatusBadRequest, "error", errorData{User: u, Message: re.Message})
+			case errors.As(err, &ie):
+				h.render(w, http.StatusBadRequest, "error", errorData{User: u, Message: ie.Message})
 			case errors.Is(err, lists.ErrForbidden):
 				h.render(w, http.StatusForbidden, "error", errorData{User: u, Message: "This list belongs to another project."})
 			default:
@@ -230,6 +245,9 @@ type projectData struct {
 	DefaultScopes []string
 	Statuses      []string
 	Flash         flashView
+	// Webhooks counts the project's webhooks (-1: webhooks are not
+	// available on this server).
+	Webhooks int
 	// BaseURL is this server's origin, for the quickstart snippet.
 	BaseURL string
 }
@@ -263,7 +281,18 @@ func (h *Handler) projectData(ctx context.Context, u *user, p project.Member) (p
 	}
 	slices.SortFunc(d.Keys, func(a, b keyRow) int { return b.CreatedAt.Compare(a.CreatedAt) })
 	d.Lists, err = h.d.Lists.ProjectLists(ctx, p.ProjectID)
-	return d, err
+	if err != nil {
+		return d, err
+	}
+	d.Webhooks = -1
+	if h.d.Webhooks != nil {
+		eps, err := h.d.Webhooks.List(ctx, p.ProjectID)
+		if err != nil {
+			return d, err
+		}
+		d.Webhooks = len(eps)
+	}
+	return d, nil
 }
 
 // keyPrefix identifies a key without its secret: the plaintext prefix
