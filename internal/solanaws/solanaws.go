@@ -138,15 +138,13 @@ func (c *Client) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if got {
+		if got { // a productive session: the next failure is a new outage
 			attempt = 0
+			failing = false
 		}
 		if err != nil && !failing {
 			c.cfg.Log.Warn("slot subscription ended; redialling with backoff (logged once until a slot arrives)", "err", err)
 			failing = true
-		}
-		if got {
-			failing = false
 		}
 		if err := c.cfg.Sleep(ctx, Backoff(c.cfg.MinBackoff, c.cfg.MaxBackoff, attempt, rand.Float64())); err != nil {
 			return nil
