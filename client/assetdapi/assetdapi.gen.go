@@ -1399,6 +1399,24 @@ func (e TradeSourceStatusState) Valid() bool {
 	}
 }
 
+// Defines values for TradeSourceStatusWebsocket.
+const (
+	Connected    TradeSourceStatusWebsocket = "connected"
+	Disconnected TradeSourceStatusWebsocket = "disconnected"
+)
+
+// Valid indicates whether the value is a known member of the TradeSourceStatusWebsocket enum.
+func (e TradeSourceStatusWebsocket) Valid() bool {
+	switch e {
+	case Connected:
+		return true
+	case Disconnected:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnauthorizedErrorEnvelopeErrorTag.
 const (
 	UnauthorizedErrorEnvelopeErrorTagUnauthorized      UnauthorizedErrorEnvelopeErrorTag = "Unauthorized"
@@ -4156,10 +4174,16 @@ type TradeSourceStatus struct {
 		Seen     int `json:"seen"`
 		WithLegs int `json:"withLegs"`
 	} `json:"transactions"`
+
+	// Websocket the --solana-ws-url slotSubscribe socket (a tip hint: getSlot polling is the fallback while it is disconnected); absent without it
+	Websocket *TradeSourceStatusWebsocket `json:"websocket,omitempty"`
 }
 
 // TradeSourceStatusState defines model for TradeSourceStatus.State.
 type TradeSourceStatusState string
+
+// TradeSourceStatusWebsocket the --solana-ws-url slotSubscribe socket (a tip hint: getSlot polling is the fallback while it is disconnected); absent without it
+type TradeSourceStatusWebsocket string
 
 // TransferFee defines model for TransferFee.
 type TransferFee struct {

@@ -105,6 +105,7 @@ func TestEveryMetricIsDocumented(t *testing.T) {
 	registerTradeSourceMetrics(m, func() chainsource.Status {
 		st := chainsource.Off()
 		st.Programs = []chainsource.ProgramCount{{Program: "synthetic-program", Decoded: 2, Stable: 1}}
+		st.Websocket = chainsource.WebsocketConnected // --solana-ws-url's gauge is exported only with it
 		return st
 	})
 	metrics.NewWebhooks(m.Registry).WebhookExpired()

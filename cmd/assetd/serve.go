@@ -102,6 +102,7 @@ func (c *cli) parseServe(args []string) (serveConfig, error) {
 	addRefreshFlags(fs, &cfg.refresh)
 	addYellowstoneFlags(fs, &cfg.yellowstone)
 	addTradeSourceFlags(fs, &cfg.tradeSource)
+	addTradeSourceWSFlag(fs, &cfg.tradeSource)
 	addWebhookFlags(fs, &cfg.webhooks)
 	addEventFlags(fs, &cfg.events)
 	fs.DurationVar(&cfg.reloadInterval, "reload-interval", 500*time.Millisecond, "how often the store is polled for key, registry and advisory changes (with --nats-url, the fallback to change events: default 5s)")

@@ -14,6 +14,7 @@ import (
 	"github.com/assetd/assetd/internal/refresh"
 	"github.com/assetd/assetd/internal/refresh/redisshare"
 	"github.com/assetd/assetd/internal/solanarpc"
+	"github.com/assetd/assetd/internal/solanaws"
 	"github.com/assetd/assetd/internal/swapdecode"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -21,6 +22,7 @@ import (
 // tradeSourceFlags configure the chain trade source (docs/tradesource.md).
 type tradeSourceFlags struct {
 	rpcURL     string
+	wsURL      string // serve only (addTradeSourceWSFlag)
 	commitment string
 	encoding   string
 	rps        float64
@@ -37,11 +39,25 @@ func addTradeSourceFlags(fs *flag.FlagSet, f *tradeSourceFlags) {
 	fs.StringVar(&f.stable, "stable-mints", swapdecode.DefaultStableList, "comma list of USD-stable mints whose legs become trades (default USDC, USDT)")
 }
 
+// addTradeSourceWSFlag is serve's --solana-ws-url: the follower's tip
+// hint (a backfill has no tip to follow).
+func addTradeSourceWSFlag(fs *flag.FlagSet, f *tradeSourceFlags) {
+	fs.StringVar(&f.wsURL, "solana-ws-url", "", "Solana websocket endpoint (ws:// or wss://, usually the RPC URL's host and key) for slotSubscribe: "+
+		"a new slot wakes the RPC trade source at once instead of after its 400ms getSlot poll, which stays the fallback while the socket is down; needs --solana-rpc-url")
+}
+
 func (f tradeSourceFlags) validate() error {
 	var errs []error
 	if f.rpcURL != "" {
 		if u, err := url.Parse(f.rpcURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("--solana-rpc-url must be an http(s) URL, not %q", f.rpcURL))
+		}
+	}
+	if f.wsURL != "" {
+		if err := solanaws.ValidURL(f.wsURL); err != nil {
+			errs = append(errs, fmt.Errorf("--solana-ws-url must be a ws(s) URL, not %q", f.wsURL))
+		} else if f.rpcURL == "" {
+			errs = append(errs, errors.New("--solana-ws-url needs --solana-rpc-url (the socket only says when to read the next block through it)"))
 		}
 	}
 	if f.commitment != "confirmed" && f.commitment != "finalized" {
@@ -115,7 +131,9 @@ type tradeSource struct {
 	src     *chainsource.Source
 	elector *refresh.Elector
 	stream  *ysStream
-	log     *slog.Logger
+	// tip is the --solana-ws-url slotSubscribe client (nil without it).
+	tip *solanaws.Client
+	log *slog.Logger
 }
 
 func newTradeSource(cfg serveConfig, rpc *solanarpc.Client, st chainsource.Store, in chainsource.Ingester, log *slog.Logger) (*tradeSource, error) {
@@ -136,6 +154,13 @@ func newTradeSource(cfg serveConfig, rpc *solanarpc.Client, st chainsource.Store
 		}
 		ts.stream = stream
 		sc.Name, sc.Pushed = "yellowstone", true
+		if cfg.tradeSource.wsURL != "" {
+			log.Warn("--solana-ws-url is not used with --yellowstone-url: the stream delivers the slots")
+		}
+	} else if cfg.tradeSource.wsURL != "" {
+		// A tip hint only: the follower still reads getSlot every step.
+		ts.tip = solanaws.New(solanaws.Config{URL: cfg.tradeSource.wsURL, Log: log.With("component", "solana-ws")})
+		sc.Tip = ts.tip
 	}
 	if cfg.redis.url != "" {
 		rdb, err := redisshare.Open(cfg.redis.url, cfg.redis.timeout)
@@ -146,7 +171,7 @@ func newTradeSource(cfg serveConfig, rpc *solanarpc.Client, st chainsource.Store
 		sc.Leader = ts.elector.Leader
 	}
 	ts.src = chainsource.New(sc)
-	log.Info("chain trade source configured", "source", sc.Name, "commitment", sc.Commitment, "encoding", sc.Encoding, "rps", cfg.tradeSource.rps, "lease", ts.elector != nil)
+	log.Info("chain trade source configured", "source", sc.Name, "commitment", sc.Commitment, "encoding", sc.Encoding, "rps", cfg.tradeSource.rps, "lease", ts.elector != nil, "websocket", ts.tip != nil)
 	return ts, nil
 }
 
@@ -162,6 +187,9 @@ func (ts *tradeSource) run(ctx context.Context) {
 	}
 	if ts.stream != nil {
 		go ts.stream.follow(ctx, ts.src, leader, ts.log)
+	}
+	if ts.tip != nil {
+		go func() { _ = ts.tip.Run(ctx) }()
 	}
 	_ = ts.src.Run(ctx)
 }
@@ -201,6 +229,11 @@ func registerTradeSourceMetrics(m *metrics.Metrics, st func() chainsource.Status
 		s := st()
 		emit(float64(s.HeadSlot), "head")
 		emit(float64(s.ContiguousThroughSlot), "contiguous_through")
+	})
+	m.Sample("assetd_tradesource_websocket_connected", "Whether the --solana-ws-url slotSubscribe socket is connected (1) or not (0); absent without it.", gauge, nil, func(emit func(float64, ...string)) {
+		if ws := st().Websocket; ws != "" {
+			emit(b2f(ws == chainsource.WebsocketConnected))
+		}
 	})
 	m.Sample("assetd_tradesource_lag_slots", "Slots between the head and contiguousThroughSlot.", gauge, nil, func(emit func(float64, ...string)) { emit(float64(st().LagSlots)) })
 	m.Sample("assetd_tradesource_lag_seconds", "Seconds since the newest stored block's time.", gauge, nil, func(emit func(float64, ...string)) { emit(st().LagSeconds) })

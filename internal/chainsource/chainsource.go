@@ -88,6 +88,13 @@ type Config struct {
 	// retries the gaps through RPC (none without RPC), and the head is
 	// the newest pushed slot (stream.go).
 	Pushed bool
+	// Tip, when set, wakes the follower at once on a new slot (a
+	// websocket's slotSubscribe) instead of after Poll; while it is not
+	// connected the follower polls getSlot every Poll. TipPoll is the
+	// longest pause while it is connected (default 5 s). Only the pause
+	// changes: every step still reads getSlot (tip.go).
+	Tip     TipNotifier
+	TipPoll time.Duration
 	// Leader says whether this replica runs the source (nil: always).
 	Leader func() bool
 	// Clock and Sleep default to the wall clock.
@@ -113,6 +120,8 @@ type Source struct {
 	// streamErr is why a streaming source's subscription last ended
 	// ("" once a slot is stored since).
 	streamErr string
+	// tipSeen is the newest slot Tip woke the follower for.
+	tipSeen int64
 }
 
 // New returns a source (not running).
@@ -152,6 +161,9 @@ func New(cfg Config) *Source {
 	}
 	if cfg.GapBackoff <= 0 {
 		cfg.GapBackoff = time.Second
+	}
+	if cfg.TipPoll <= 0 {
+		cfg.TipPoll = 5 * time.Second
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
@@ -197,7 +209,7 @@ func (s *Source) Run(ctx context.Context) error {
 			failing = false
 		}
 		if !more || err != nil {
-			if err := s.cfg.Sleep(ctx, s.cfg.Poll); err != nil {
+			if err := s.pause(ctx, err != nil); err != nil {
 				return nil
 			}
 		}

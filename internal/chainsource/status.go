@@ -52,6 +52,9 @@ type Status struct {
 	} `json:"trades"`
 	// LastError is the last failed step's error ("" after a success).
 	LastError string `json:"lastError,omitempty"`
+	// Websocket is the slotSubscribe socket's state (connected or
+	// disconnected; omitted without --solana-ws-url).
+	Websocket string `json:"websocket,omitempty"`
 
 	programs map[string]*ProgramCount
 }
@@ -136,6 +139,7 @@ func (s *Source) Status() Status {
 	if st.LastError == "" {
 		st.LastError = s.streamErr
 	}
+	st.Websocket = s.websocketState()
 	st.Gaps = slices.Clone(s.cur.Gaps)
 	if st.Gaps == nil {
 		st.Gaps = []storage.SourceGap{}

@@ -1652,6 +1652,11 @@ export interface components {
             lagSlots: number;
             lagSeconds: number;
             lastError?: string;
+            /**
+             * @description the --solana-ws-url slotSubscribe socket (a tip hint: getSlot polling is the fallback while it is disconnected); absent without it
+             * @enum {string}
+             */
+            websocket?: "connected" | "disconnected";
             gaps: {
                 fromSlot: number;
                 toSlot: number;
