@@ -82,6 +82,7 @@ func newOnChainLease(ctx context.Context, cfg serveConfig, log *slog.Logger) (*o
 		elector: refresh.NewElector(redisshare.New(rdb, cfg.redis.prefix+"onchain:"), cfg.refresh.leaseTTL, nil, log.With("component", "onchain")),
 		close:   rdb.Close,
 	}
+	l.elector.Role = "on-chain reads"
 	// Decide before the first Step, so only one replica reads at start.
 	l.elector.Step(ctx)
 	return l, nil

@@ -168,6 +168,7 @@ func newTradeSource(cfg serveConfig, rpc *solanarpc.Client, st chainsource.Store
 			return nil, fmt.Errorf("--redis-url: %w", err)
 		}
 		ts.elector = refresh.NewElector(redisshare.New(rdb, cfg.redis.prefix+"tradesource:"), cfg.refresh.leaseTTL, nil, log)
+		ts.elector.Role = "chain trade source"
 		sc.Leader = ts.elector.Leader
 	}
 	ts.src = chainsource.New(sc)

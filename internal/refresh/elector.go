@@ -36,6 +36,10 @@ type Elector struct {
 	log    *slog.Logger
 	// OnChange, when set before Run, sees every change of leadership.
 	OnChange func(leader bool)
+	// Role, when set before Run, names what the lease is for in the log
+	// lines of leadership changes ("on-chain reads"); empty means the
+	// provider refresh, whose lines operators and tests look for.
+	Role string
 
 	mu     sync.Mutex
 	held   bool
@@ -116,14 +120,19 @@ func (e *Elector) Step(ctx context.Context) bool {
 }
 
 func (e *Elector) changed(leader bool, err error) {
-	if leader {
+	attrs := []any{}
+	if err != nil && !leader {
+		attrs = append(attrs, "err", err)
+	}
+	switch {
+	case e.Role == "" && leader:
 		e.log.Info("this replica now refreshes provider data for the cluster (lease acquired)")
-	} else {
-		attrs := []any{}
-		if err != nil {
-			attrs = append(attrs, "err", err)
-		}
+	case e.Role == "":
 		e.log.Info("this replica no longer refreshes provider data; it reads the leader's results", attrs...)
+	case leader:
+		e.log.Info("this replica now runs the cluster's "+e.Role+" (took its lease)", "lease", e.Role)
+	default:
+		e.log.Info("this replica no longer runs the cluster's "+e.Role, append(attrs, "lease", e.Role)...)
 	}
 	if e.OnChange != nil {
 		e.OnChange(leader)
