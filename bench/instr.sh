@@ -14,14 +14,21 @@
 #          otherwise be most of an idle period's count); a community list
 #          of 10 members; detail, curated, trending, market-snapshots (50
 #          mints), v1 search, /v2/lists, /v2/lists/majors, the 10-member
-#          list, compose of three lists, search-tokens q=usd (repeated, and
-#          first: a distinct limit per request, so every one misses any
-#          cache), the news feed and a 304 of detail (If-None-Match).
+#          list and its tokenlist.json, compose of three lists,
+#          search-tokens q=usd (repeated, and first: a distinct limit per
+#          request, so every one misses any cache), the news feed, the
+#          webhook list (a project with none, one with two endpoints to a
+#          loopback URL: --webhook-allow-private, subscribed to list
+#          events, which no measured request makes), an asset's changes,
+#          verdicts of 10 mints (a key with assets:risk:read), the trade
+#          source state (trades:write), and 304s (If-None-Match) of detail,
+#          /v2/lists/majors, the 10-member list and its tokenlist.json.
 #   large: a VISIBLY SYNTHETIC registry of -registry assets
 #          (bench/registrygen), no market provider; community lists of
 #          -members members (bulk adds through the API before the
-#          measured run), each read and its tokenlist.json; search-tokens
-#          q=usd repeated and first.
+#          measured run), each read and its tokenlist.json (registrygen
+#          gives its synthetic variants decimals, so the export is real),
+#          their 304s; search-tokens q=usd repeated and first.
 # Every endpoint is warmed (3 requests), then per repetition: counters
 # zeroed, -n requests (-nbig for list reads of 1,000 members and more and
 # for first search-tokens) over one keep-alive connection
@@ -30,10 +37,30 @@
 # The Go ceiling runs under callgrind the same way with the bytes captured
 # from the measured server (body and headers, bench/static -serve).
 # Prints per endpoint: assetd's instructions/request per repetition, the
-# ceiling's, and the ratio of the medians. The 304 line's ratio is to
-# detail's 200.
+# ceiling's, and the ratio of the medians. A NAME-304 line's ratio is to
+# NAME's 200 (assetd's medians).
+# Any setup or measured request answered other than expected (a non-2xx
+# where a 200 is wanted) stops the script with a non-zero status and a
+# line saying which request, its status and its body.
 # Needs valgrind (Debian package valgrind); skips cleanly without it.
 set -euo pipefail
+shopt -s inherit_errexit
+
+die() {
+	echo "instr: FAILED: $*" >&2
+	exit 1
+}
+
+# api METHOD PATH [BODY-FILE]: one setup request with $key (or $akey
+# when set); prints the body; any non-2xx answer stops the script.
+api() {
+	local m=$1 p=$2 f=${3:-} code
+	local args=(-sS -X "$m" -H "X-Api-Key: ${akey:-$key}" -o "$work/api.out" -w '%{http_code}')
+	[ -n "$f" ] && args+=(-H 'Content-Type: application/json' --data-binary @"$f")
+	code=$(curl "${args[@]}" "$url$p") || die "$m $p: curl failed"
+	case $code in 2??) ;; *) die "$m $p answered $code: $(head -c 400 "$work/api.out")" ;; esac
+	cat "$work/api.out"
+}
 
 reps=3 n=200 nbig=20 members="1000 5000" regn=150000 only="" bin=""
 while [ $# -gt 0 ]; do
@@ -122,24 +149,34 @@ cg_count() {
 	local t0 t1 f
 	callgrind_control -z "$cgpid" >/dev/null 2>&1
 	t0=$(date +%s%N)
-	"$@" >/dev/null
+	"$@" >/dev/null || die "measured run failed (the request's status and body above): $*"
 	t1=$(date +%s%N)
 	callgrind_control -d "$cgpid" >/dev/null 2>&1
 	f=$(ls -t "$work"/cg."$cgpid".* | head -1)
 	echo "$(awk '/^summary:/{print $2}' "$f") $((t1 - t0))"
 }
 
-# idle_rate: instructions per ns of an idle 5 s, once the server is
+# idle_rate: instructions per ns of an idle period, once the server is
 # quiet: start-up work still running (a large registry's search index
-# is built in the background after ready) is not an idle period, so it
-# is measured again until under 2M instructions/s (at most 20 times).
+# is built in the background after ready, the demo's market warm-up) is
+# not an idle period, so 5 s windows are counted until one is under 5M
+# instructions/s (at most 60), then four more; the rate is the median of
+# those five. What a quiet server does in proportion to wall time (the
+# demo's catalog refreshes and webhook polls, ~2.5M/s) comes in bursts:
+# one window would over- or under-correct every run that follows.
 idle_rate() {
-	local r
-	for _ in $(seq 20); do
+	local r rates="" i
+	for i in $(seq 60); do
 		r=$(cg_count sleep 5 | awk '{printf "%.6f", $1/$2}')
-		awk -v r="$r" 'BEGIN{exit !(r < 0.002)}' && break
+		awk -v r="$r" 'BEGIN{exit !(r < 0.005)}' && break
+		echo "  (not idle yet: $(awk -v r="$r" 'BEGIN{printf "%.0f", r*1e9}') instructions/s)" >&2
 	done
-	echo "$r"
+	rates=$r
+	for i in 1 2 3 4; do
+		rates="$rates $(cg_count sleep 5 | awk '{printf "%.6f", $1/$2}')"
+	done
+	echo "  idle windows (instructions/ns): $rates" >&2
+	echo "$rates" | median
 }
 
 # measure NAME N RATE HIT-ARGS...: prints the per-request count of each
@@ -148,8 +185,11 @@ measure() {
 	local name=$1 count=$2 rate=$3
 	shift 3
 	local out=""
+	local res ir ns
 	for r in $(seq "$reps"); do
-		read -r ir ns < <(cg_count "$work/hit" -n "$count" "$@")
+		res=$(cg_count "$work/hit" -n "$count" "$@")
+		read -r ir ns <<<"$res"
+		[ -n "$ns" ] || die "$name: no instruction count (callgrind dump missing)"
 		out="$out $(awk -v ir="$ir" -v ns="$ns" -v rate="$rate" -v n="$count" 'BEGIN{printf "%.0f", (ir - rate*ns)/n}')"
 	done
 	echo "$out"
@@ -161,12 +201,22 @@ median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END{print a[int((NR+
 results=$work/results.tsv
 : >"$results"
 
-# capture NAME PATH [curl args]: the measured server's response, body and
-# headers in bench/static's format, and its line in endpoints.tsv.
+# capture NAME HIT-ARGS...: the measured server's response to the
+# request of an endpoint line (-path, -method, -body, -key), body and
+# headers in bench/static's format; a non-2xx answer stops the script.
 capture() {
-	local name=$1 path=$2
-	shift 2
-	curl -fsS -H "X-Api-Key: $key" -H "Accept-Encoding: identity" -D "$cap/$name.raw" -o "$cap/$name.json" "$@" "$url$path"
+	local name=$1 path="" method=GET body="" k=$key code
+	shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-path) path=$2 ;; -method) method=$2 ;; -body) body=$2 ;; -key) k=$2 ;;
+		esac
+		shift 2
+	done
+	local args=(-sS -X "$method" -H "X-Api-Key: $k" -H "Accept-Encoding: identity" -D "$cap/$name.raw" -o "$cap/$name.json" -w '%{http_code}')
+	[ -n "$body" ] && args+=(-H 'Content-Type: application/json' --data-binary @"$body")
+	code=$(curl "${args[@]}" "$url$path") || die "$name: $method $path: curl failed"
+	case $code in 2??) ;; *) die "$name: $method $path answered $code: $(head -c 400 "$cap/$name.json")" ;; esac
 	tr -d '\r' <"$cap/$name.raw" | awk -F': ' 'NR>1 && NF>1 && $1 !~ /^(Date|Content-Length|Connection|Keep-Alive|Transfer-Encoding)$/' | sort >"$cap/$name.headers"
 	rm "$cap/$name.raw"
 }
@@ -180,7 +230,7 @@ run_set() {
 	declare -A got
 	while IFS=$'\t' read -r name count args; do
 		# shellcheck disable=SC2086
-		"$work/hit" -url "$url" -key "$key" -n 3 $args >/dev/null
+		"$work/hit" -url "$url" -key "$key" -n 3 $args >/dev/null || die "warming $name failed (the request's status and body above)"
 		# shellcheck disable=SC2086
 		got[$name]=$(measure "$name" "$count" "$rate" -url "$url" -key "$key" $args)
 		echo "  $name: ${got[$name]}" >&2
@@ -195,7 +245,7 @@ run_set() {
 	while IFS=$'\t' read -r name count args; do
 		local c="-"
 		if [ -f "$cap/$name.json" ]; then
-			"$work/hit" -url "http://127.0.0.1:$port" -n 3 -path "/$name" >/dev/null
+			"$work/hit" -url "http://127.0.0.1:$port" -n 3 -path "/$name" >/dev/null || die "warming the ceiling's $name failed"
 			c=$(measure "$name" "$count" "$rate" -url "http://127.0.0.1:$port" -path "/$name")
 		fi
 		printf '%s\t%s\t%s\n' "$name" "${got[$name]}" "$c" >>"$results"
@@ -207,22 +257,35 @@ if [ "$only" != large ]; then
 	echo "== demo" >&2
 	data=$work/demo
 	key=$("$bin" keys create --project bench --scopes assets:read --data-dir "$data" 2>/dev/null)
+	# The new endpoints' key: another project (two webhook endpoints),
+	# verdicts (assets:risk:read) and the trade source (trades:write).
+	key2=$("$bin" keys create --project bench-hooks --scopes assets:read,assets:risk:read,trades:write --data-dir "$data" 2>/dev/null)
+	[ -n "$key" ] && [ -n "$key2" ] || die "keys create failed"
 	port=$(free_port)
 	url=http://127.0.0.1:$port
-	start_native --demo --data-dir "$data" --addr "127.0.0.1:$port" --demo-trades-interval 0 "${serve_opts[@]}"
+	demo_opts=(--demo --data-dir "$data" --addr "127.0.0.1:$port" --demo-trades-interval 0 --webhook-allow-private)
+	start_native "${demo_opts[@]}" "${serve_opts[@]}"
 	wait_ready "$url" "$natp" "$work/native.log"
-	all=$(curl -fsS -H "X-Api-Key: $key" "$url/v1/assets/curated?list=all")
+	all=$(api GET "/v1/assets/curated?list=all")
 	mints=$(jq -c '[.assets[] | .primaryVariant.mint // empty] | .[:50]' <<<"$all")
 	asset=$(jq -r '.assets[0].assetId' <<<"$all")
 	sym=$(jq -r '.assets[0].symbol | ascii_downcase' <<<"$all")
-	curl -fsS -H "X-Api-Key: $key" -H 'Content-Type: application/json' -o /dev/null \
-		-d '{"slug":"bench-ten","name":"Bench ten","status":"published"}' "$url/v2/lists"
-	curl -fsS -H "X-Api-Key: $key" -H 'Content-Type: application/json' -o /dev/null \
-		-d "{\"mints\":$(jq -c '.[10:20]' <<<"$mints")}" "$url/v2/lists/bench-ten/members"
+	echo '{"slug":"bench-ten","name":"Bench ten","status":"published"}' >"$work/list.json"
+	api POST /v2/lists "$work/list.json" >/dev/null
+	echo "{\"mints\":$(jq -c '.[10:20]' <<<"$mints")}" >"$work/add.json"
+	api POST /v2/lists/bench-ten/members "$work/add.json" >/dev/null
+	# Two webhook endpoints of key2's project: a loopback URL nothing
+	# listens on (port 9, discard), list events only (none is made while
+	# measuring, so nothing is delivered).
+	for i in 1 2; do
+		echo "{\"url\":\"http://127.0.0.1:9/bench-hook-$i\",\"events\":[\"list\"]}" >"$work/hook.json"
+		akey=$key2 api POST /v1/webhooks "$work/hook.json" >/dev/null
+	done
 	stop_native
 	echo "{\"mints\":$mints}" >"$work/snap.body"
+	echo "{\"mints\":$(jq -c '.[:10]' <<<"$mints")}" >"$work/verdicts.body"
 
-	cg_start "$work/assetd-demo.log" "$bin" serve --demo --data-dir "$data" --addr "127.0.0.1:$port" --demo-trades-interval 0 "${serve_opts[@]}"
+	cg_start "$work/assetd-demo.log" "$bin" serve "${demo_opts[@]}" "${serve_opts[@]}"
 	wait_ready "$url" "$cgpid" "$work/assetd-demo.log"
 	cap=$work/cap-demo
 	mkdir -p "$cap"
@@ -241,19 +304,23 @@ if [ "$only" != large ]; then
 	compose-3	$n	-path /v2/lists/tokens?lists=majors,bench-ten,lsts
 	search-tokens-usd	$n	-path /v2/lists/search-tokens?q=usd
 	news	$n	-path /v1/news/feed
+	webhooks-0	$n	-path /v1/webhooks
+	webhooks-2	$n	-path /v1/webhooks -key $key2
+	asset-changes	$n	-path /v1/assets/$asset/changes
+	verdicts-10	$n	-method POST -body $work/verdicts.body -path /v1/assets/verdicts -key $key2
+	trades-source	$n	-path /v1/internal/trades/source -key $key2
 	TSV
 	while IFS=$'\t' read -r name _ args; do
 		# shellcheck disable=SC2086
-		set -- $args
-		case $1 in
-		-method) capture "$name" "$6" -X POST -H 'Content-Type: application/json' --data-binary @"$work/snap.body" ;;
-		*) capture "$name" "$2" ;;
-		esac
+		capture "$name" $args
 	done <"$eps"
 	cp "$cap/search-tokens-usd.json" "$cap/search-tokens-first.json"
 	cp "$cap/search-tokens-usd.headers" "$cap/search-tokens-first.headers"
 	printf 'search-tokens-first\t%s\t-consume -paths %s\n' "$nbig" "$work/first-demo.paths" >>"$eps"
 	printf 'detail-304\t%s\t-path /v1/assets/%s -status 304 -inm auto\n' "$n" "$asset" >>"$eps"
+	printf 'lists-majors-304\t%s\t-path /v2/lists/majors -status 304 -inm auto\n' "$n" >>"$eps"
+	printf 'community-10-304\t%s\t-path /v2/lists/bench-ten -status 304 -inm auto\n' "$n" >>"$eps"
+	printf 'tokenlist-10-304\t%s\t-path /v2/lists/bench-ten/tokenlist.json -status 304 -inm auto\n' "$n" >>"$eps"
 	callgrind_control -i on "$cgpid" >/dev/null 2>&1
 	run_set
 fi
@@ -261,9 +328,11 @@ fi
 if [ "$only" != demo ]; then
 	echo "== large: $regn-asset synthetic registry, lists of $members members" >&2
 	data=$work/large
-	(cd "$root" && go run ./bench/registrygen -n "$regn" >"$work/registry.json")
-	"$bin" registry import "$work/registry.json" --source synthetic --data-dir "$data" >/dev/null 2>&1
+	(cd "$root" && go run ./bench/registrygen -n "$regn" >"$work/registry.json") || die "registrygen failed"
+	"$bin" registry import "$work/registry.json" --source synthetic --data-dir "$data" >"$work/import.log" 2>&1 ||
+		die "registry import failed: $(tail -3 "$work/import.log")"
 	key=$("$bin" keys create --project bench --scopes assets:read --data-dir "$data" 2>/dev/null)
+	[ -n "$key" ] || die "keys create failed"
 	port=$(free_port)
 	url=http://127.0.0.1:$port
 	large_opts=(--data-dir "$data" --addr "127.0.0.1:$port" --marketdata-b=false --news-feed none)
@@ -271,11 +340,11 @@ if [ "$only" != demo ]; then
 	wait_ready "$url" "$natp" "$work/native.log"
 	jq -r '.assets[].variants[0].mint' "$work/registry.json" >"$work/mints"
 	for m in $members; do
-		curl -fsS -H "X-Api-Key: $key" -H 'Content-Type: application/json' -o /dev/null \
-			-d "{\"slug\":\"bench-$m\",\"name\":\"Bench $m (synthetic)\",\"status\":\"published\"}" "$url/v2/lists"
+		echo "{\"slug\":\"bench-$m\",\"name\":\"Bench $m (synthetic)\",\"status\":\"published\"}" >"$work/list.json"
+		api POST /v2/lists "$work/list.json" >/dev/null
 		for off in $(seq 0 250 $((m - 1))); do
 			sed -n "$((off + 1)),$((off + 250))p" "$work/mints" | head -$((m - off)) | jq -R . | jq -sc '{mints: .}' >"$work/add.json"
-			curl -fsS -H "X-Api-Key: $key" -H 'Content-Type: application/json' -o /dev/null --data-binary @"$work/add.json" "$url/v2/lists/bench-$m/members"
+			api POST "/v2/lists/bench-$m/members" "$work/add.json" >/dev/null
 		done
 	done
 	stop_native
@@ -293,9 +362,13 @@ if [ "$only" != demo ]; then
 	done
 	printf 'search-tokens-usd-large\t%s\t-path /v2/lists/search-tokens?q=usd\n' "$n" >>"$eps"
 	while IFS=$'\t' read -r name _ args; do
-		set -- $args
-		capture "$name" "$2"
+		# shellcheck disable=SC2086
+		capture "$name" $args
 	done <"$eps"
+	for m in $members; do
+		printf 'community-%s-304\t%s\t-path /v2/lists/bench-%s -status 304 -inm auto\n' "$m" "$n" "$m" >>"$eps"
+		printf 'tokenlist-%s-304\t%s\t-path /v2/lists/bench-%s/tokenlist.json -status 304 -inm auto\n' "$m" "$n" "$m" >>"$eps"
+	done
 	for i in $(seq $((reps * nbig + 3))); do echo "/v2/lists/search-tokens?q=usd&limit=$((i % 50 + 1))&policy=$([ $((i / 50 % 2)) = 0 ] && echo strict || echo default)"; done >"$work/first-large.paths"
 	cp "$cap/search-tokens-usd-large.json" "$cap/search-tokens-first-large.json"
 	cp "$cap/search-tokens-usd-large.headers" "$cap/search-tokens-first-large.headers"
@@ -306,11 +379,12 @@ fi
 
 echo
 printf '%-26s %-34s %-30s %s\n' endpoint "assetd instructions/request" "Go ceiling" "ratio (medians)"
-detail200=$(awk -F'\t' '$1=="detail"{print $2}' "$results" | median || true)
 while IFS=$'\t' read -r name a c; do
 	am=$(echo "$a" | median)
-	if [ "$name" = detail-304 ] && [ -n "$detail200" ]; then
-		ratio=$(awk -v a="$am" -v b="$detail200" 'BEGIN{printf "%.2f of detail 200", a/b}')
+	base200=""
+	case $name in *-304) base200=$(awk -F'\t' -v b="${name%-304}" '$1==b{print $2}' "$results" | median) ;; esac
+	if [ -n "$base200" ]; then
+		ratio=$(awk -v a="$am" -v b="$base200" -v n="${name%-304}" 'BEGIN{printf "%.2f of %s 200", a/b, n}')
 	elif [ "$c" != "-" ]; then
 		cm=$(echo "$c" | median)
 		ratio=$(awk -v a="$am" -v b="$cm" 'BEGIN{printf "%.2fx", a/b}')

@@ -100,7 +100,10 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
-		_, err = io.Copy(io.Discard, resp.Body)
+		// The start of the body is kept for the error of an unexpected
+		// status (an error envelope says why).
+		var head bytes.Buffer
+		_, err = io.Copy(io.Discard, io.TeeReader(resp.Body, &limited{&head, 400}))
 		resp.Body.Close()
 		if err != nil {
 			return err
@@ -111,7 +114,7 @@ func run(args []string) error {
 			continue
 		}
 		if resp.StatusCode != *status {
-			return fmt.Errorf("%s %s: status %d, want %d", *method, list[i%len(list)], resp.StatusCode, *status)
+			return fmt.Errorf("%s %s: status %d, want %d: %s", *method, list[i%len(list)], resp.StatusCode, *status, head.Bytes())
 		}
 	}
 	if *consume && *paths != "" {
@@ -127,4 +130,17 @@ func run(args []string) error {
 	}
 	fmt.Println(*n)
 	return nil
+}
+
+// limited keeps the first n bytes written to it and drops the rest.
+type limited struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	if k := l.n - l.b.Len(); k > 0 {
+		l.b.Write(p[:min(k, len(p))])
+	}
+	return len(p), nil
 }

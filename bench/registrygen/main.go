@@ -3,7 +3,10 @@
 // measuring assetd with a large registry. Nothing in it is real: asset ids
 // are syn-<n>, symbols SYN<n>, names "Synthetic asset <n>", mints are
 // base58 encodings of 32 pseudo-random bytes from a fixed seed, and no
-// asset has a coin id, ticker, logo or curated-list membership.
+// asset has a coin id, ticker, logo or curated-list membership. Every
+// variant carries decimals assigned from its index (synDecimals: 6, 9, 8
+// or 2 in turn), as synthetic as the rest, so lists of these mints export
+// as token lists (which need decimals); no real mint is ever written.
 //
 //	go run ./bench/registrygen -n 150000 > /tmp/syn150k.json
 //	assetd registry import /tmp/syn150k.json --source synthetic
@@ -26,6 +29,7 @@ type variant struct {
 	Kind      string `json:"kind"`
 	Symbol    string `json:"symbol,omitempty"`
 	Name      string `json:"name,omitempty"`
+	Decimals  *int   `json:"decimals,omitempty"`
 }
 
 type assetDoc struct {
@@ -39,6 +43,18 @@ type assetDoc struct {
 // categories are spread over the generated assets so category filters
 // have something to filter.
 var categories = []string{"crypto", "crypto", "crypto", "crypto", "stablecoin", "rwa", "equity", "etf"}
+
+// synDecimals are the decimals given to the synthetic variants in turn
+// (by asset index, the wrapped variant one step on): deterministic, so
+// two runs write the same registry.
+var synDecimals = []int{6, 9, 8, 2}
+
+// decimalsOf is the synthetic decimals of asset i's variant k (0 native,
+// 1 wrapped).
+func decimalsOf(i, k int) *int {
+	d := synDecimals[(i+k)%len(synDecimals)]
+	return &d
+}
 
 func main() {
 	n := flag.Int("n", 150_000, "number of synthetic assets")
@@ -71,10 +87,10 @@ func write(f *os.File, n int, seed uint64) error {
 		id := fmt.Sprintf("syn-%06d", i)
 		a := assetDoc{AssetID: id, Name: fmt.Sprintf("Synthetic asset %d", i), Symbol: fmt.Sprintf("SYN%06d", i),
 			Category: categories[i%len(categories)]}
-		a.Variants = []variant{{VariantID: id + ":native", Mint: mint(), Kind: "native"}}
+		a.Variants = []variant{{VariantID: id + ":native", Mint: mint(), Kind: "native", Decimals: decimalsOf(i, 0)}}
 		if i%10 == 0 { // every tenth asset has a wrapped variant with its own symbol
 			a.Variants = append(a.Variants, variant{VariantID: id + ":wrapped", Mint: mint(), Kind: "wrapped",
-				Symbol: fmt.Sprintf("wSYN%06d", i), Name: fmt.Sprintf("Wrapped synthetic asset %d", i)})
+				Symbol: fmt.Sprintf("wSYN%06d", i), Name: fmt.Sprintf("Wrapped synthetic asset %d", i), Decimals: decimalsOf(i, 1)})
 		}
 		b, err := json.Marshal(a)
 		if err != nil {

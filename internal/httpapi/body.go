@@ -191,9 +191,9 @@ func lengthHdr(n int) []string {
 // canonicalisation, no per-request value slices for the shared values).
 func writeBody(w http.ResponseWriter, status int, body []byte, enc *encoded) error {
 	h := w.Header()
-	h["Content-Type"] = hdrJSON
 	rw, _ := w.(*recorder)
 	if rw == nil || !rw.cond.on || status != http.StatusOK {
+		h["Content-Type"] = hdrJSON
 		if needsLength(rw, len(body)) {
 			h["Content-Length"] = lengthHdr(len(body))
 		}
@@ -210,10 +210,12 @@ func writeBody(w http.ResponseWriter, status int, body []byte, enc *encoded) err
 		h["Vary"] = hdrAcceptEncoding
 	}
 	if rw.cond.ifNoneMatch != "" && etagMatches(rw.cond.ifNoneMatch, h["Etag"][0]) {
-		delete(h, "Content-Type")
+		// A 304 has no body: Content-Type is never set on it (not set
+		// and deleted), the rest of the body's work is skipped.
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
+	h["Content-Type"] = hdrJSON
 	var lenHdr []string
 	if rw.cond.gzip && len(body) >= gzipMinBytes {
 		switch {

@@ -61,6 +61,18 @@ func (rw *recorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (rw *recorder) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
 
+// reqHeader is h.Get(key) for a key already in canonical form, as every
+// header of a request net/http parsed is (HTTP/1.x and HTTP/2 alike): the
+// value is read without canonicalising the key again, which Get does on
+// every call (a few hundred instructions each, four on every
+// authenticated request).
+func reqHeader(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
 // idSource makes request ids: a random per-process prefix and a counter,
 // unique without a syscall per request.
 type idSource struct {
@@ -97,7 +109,7 @@ func safeRequestID(s string) bool {
 func (s *Server) withRequestID(next http.Handler) http.Handler {
 	ids := newIDSource()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
+		id := reqHeader(r.Header, "X-Request-Id")
 		if !safeRequestID(id) {
 			id = ids.next()
 		}
@@ -280,7 +292,7 @@ func (s *Server) wrap(rt route) http.Handler {
 			// write into it.
 			w.Header()["Cache-Control"] = rt.cacheHdr
 			if rw, ok := w.(*recorder); ok && rt.conditional() && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-				rw.cond = conditional{on: true, ifNoneMatch: r.Header.Get("If-None-Match"), gzip: acceptsGzip(r.Header.Get("Accept-Encoding"))}
+				rw.cond = conditional{on: true, ifNoneMatch: reqHeader(r.Header, "If-None-Match"), gzip: acceptsGzip(reqHeader(r.Header, "Accept-Encoding"))}
 				rw.gz = &s.gz
 			}
 			if err := rt.handler(w, r); err != nil {
@@ -305,7 +317,7 @@ func (s *Server) wrap(rt route) http.Handler {
 // authorize authenticates the key, checks the route's scope and charges
 // the limiter, setting the RateLimit headers.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request, rt route) error {
-	plain := r.Header.Get("X-Api-Key")
+	plain := reqHeader(r.Header, "X-Api-Key")
 	if plain == "" {
 		s.d.Metrics.AuthFails.WithLabelValues("missing").Inc()
 		return apierr.New(apierr.Unauthorized, "Missing API key: send it in the x-api-key header")

@@ -184,7 +184,6 @@ func (j *judged) write(w http.ResponseWriter, ms float64) error {
 	num := strconv.AppendFloat(digits[:0], ms, 'f', -1, 64)
 	size := len(j.before) + len(num) + len(j.after)
 	h := w.Header()
-	h["Content-Type"] = hdrJSON
 	rw, _ := w.(*recorder)
 	bp := judgedBufs.Get().(*[]byte)
 	defer judgedBufs.Put(bp)
@@ -199,8 +198,7 @@ func (j *judged) write(w http.ResponseWriter, ms float64) error {
 			h["Vary"] = hdrAcceptEncoding
 		}
 		if rw.cond.ifNoneMatch != "" && etagMatches(rw.cond.ifNoneMatch, h["Etag"][0]) {
-			delete(h, "Content-Type")
-			w.WriteHeader(http.StatusNotModified)
+			w.WriteHeader(http.StatusNotModified) // no Content-Type: no body
 			return nil
 		}
 		if rw.cond.gzip && size >= gzipMinBytes {
@@ -208,6 +206,7 @@ func (j *judged) write(w http.ResponseWriter, ms float64) error {
 			h["Content-Encoding"] = hdrGzip
 		}
 	}
+	h["Content-Type"] = hdrJSON
 	if len(body) == 0 {
 		body = append(append(append(body, j.before...), num...), j.after...)
 	}
