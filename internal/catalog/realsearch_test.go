@@ -1,45 +1,19 @@
 package catalog
 
 import (
-	"os"
 	"testing"
 	"time"
 
-	"github.com/assetd/assetd/internal/registry"
+	"github.com/assetd/assetd/internal/realdata"
 	"github.com/assetd/assetd/internal/tokenindex"
 )
-
-const sharedData = "../../../shared/data/"
 
 // realCatalog is the catalog of the seed plus the reference registry
 // (what `assetd registry import reference-registry.json` serves) with the
 // shared 150k token index and no market data; it skips without the files.
 func realCatalog(t *testing.T) (*Catalog, *tokenindex.Index) {
 	t.Helper()
-	f, err := os.Open(sharedData + "reference-registry.json")
-	if err != nil {
-		t.Skip("shared data absent:", err)
-	}
-	defer f.Close()
-	if _, err := os.Stat(sharedData + "token-index-sonarwatch-solana-150k.csv"); err != nil {
-		t.Skip("shared data absent:", err)
-	}
-	ref, _, err := registry.ParseReferenceRegistry(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seed, err := registry.Seed()
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, _, err := registry.Build(seed, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, _, err := tokenindex.LoadFile(sharedData + "token-index-sonarwatch-solana-150k.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, x := realdata.Reference(t), realdata.Tokens(t)
 	c := New(snap, &mapMarkets{}, func() time.Time { return testNow }, nil)
 	c.SetTokens(func() *tokenindex.Index { return x })
 	return c, x

@@ -1,10 +1,10 @@
 package execution
 
 import (
-	"os"
 	"testing"
 
 	"github.com/assetd/assetd/internal/decimals"
+	"github.com/assetd/assetd/internal/realdata"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/tokenindex"
 )
@@ -19,31 +19,7 @@ func TestCuratedQuotableWithResolvedDecimals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the 150k token index")
 	}
-	const shared = "../../../shared/data/"
-	f, err := os.Open(shared + "reference-registry.json")
-	if err != nil {
-		t.Skip("shared data absent:", err)
-	}
-	defer f.Close()
-	if _, err := os.Stat(shared + "token-index-sonarwatch-solana-150k.csv"); err != nil {
-		t.Skip("shared data absent:", err)
-	}
-	ref, _, err := registry.ParseReferenceRegistry(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seed, err := registry.Seed()
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, _, err := registry.Build(seed, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, _, err := tokenindex.LoadFile(shared + "token-index-sonarwatch-solana-150k.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, x := realdata.Reference(t), realdata.Tokens(t)
 	curated := map[string]bool{}
 	for _, l := range snap.CuratedLists() {
 		for _, m := range l.Members {

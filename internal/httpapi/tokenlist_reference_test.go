@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/assetd/assetd/internal/catalog"
 	"github.com/assetd/assetd/internal/decimals"
 	"github.com/assetd/assetd/internal/lists"
+	"github.com/assetd/assetd/internal/realdata"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/tokenindex"
 	"github.com/assetd/assetd/internal/tokenlist"
@@ -26,32 +26,8 @@ func TestReferenceCuratedTokenListsMatchSchema(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the 150k token index")
 	}
-	const shared = "../../../shared/data/"
-	f, err := os.Open(shared + "reference-registry.json")
-	if err != nil {
-		t.Skip("shared data absent:", err)
-	}
-	defer f.Close()
-	if _, err := os.Stat(shared + "token-index-sonarwatch-solana-150k.csv"); err != nil {
-		t.Skip("shared data absent:", err)
-	}
+	snap, x := realdata.Reference(t), realdata.Tokens(t)
 	sch := uniswapSchema(t)
-	ref, _, err := registry.DetectAndParse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seed, err := registry.Seed()
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, _, err := registry.Build(seed, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, _, err := tokenindex.LoadFile(shared + "token-index-sonarwatch-solana-150k.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
 	res := &decimals.Resolver{Registry: func() *registry.Snapshot { return snap }, Tokens: func() *tokenindex.Index { return x }}
 	h, _, _ := listHarness(t)
 	h.srv.d.Catalog = catalog.New(snap, seedMarkets(snap, false), func() time.Time { return fxNow }, nil)

@@ -2,7 +2,6 @@ package simrouter
 
 import (
 	"context"
-	"os"
 	"sort"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/assetd/assetd/internal/decimals"
 	"github.com/assetd/assetd/internal/demo"
 	"github.com/assetd/assetd/internal/execution"
+	"github.com/assetd/assetd/internal/realdata"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/tokenindex"
 )
@@ -30,31 +30,7 @@ func TestCuratedMintsQuoteOffline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the 150k token index")
 	}
-	const shared = "../../../../shared/data/"
-	f, err := os.Open(shared + "reference-registry.json")
-	if err != nil {
-		t.Skip("shared data absent:", err)
-	}
-	defer f.Close()
-	if _, err := os.Stat(shared + "token-index-sonarwatch-solana-150k.csv"); err != nil {
-		t.Skip("shared data absent:", err)
-	}
-	ref, _, err := registry.DetectAndParse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seed, err := registry.Seed()
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, _, err := registry.Build(seed, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, _, err := tokenindex.LoadFile(shared + "token-index-sonarwatch-solana-150k.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, x := realdata.Reference(t), realdata.Tokens(t)
 	res := &decimals.Resolver{Registry: func() *registry.Snapshot { return snap }, Tokens: func() *tokenindex.Index { return x }}
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	w := demo.New(demo.Config{Assets: snap.Assets(), Now: func() time.Time { return now }})
