@@ -47,7 +47,7 @@ TX
 run)
 	port=$(free_port)
 	start=$(date +%s.%N)
-	setsid /usr/bin/time -f "go run (until stopped): wall %e s, user %U s, sys %S s" -o "$work/time" \
+	setsid /usr/bin/time -q -f "go run (until stopped): wall %e s, user %U s, sys %S s" -o "$work/time" \
 		go run ./cmd/assetd serve --demo --addr "127.0.0.1:$port" --data-dir "$work/data" >"$work/log" 2>&1 &
 	pid=$!
 	until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/v1/health")" = 200 ]; do
