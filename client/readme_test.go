@@ -91,26 +91,35 @@ func TestREADMEExampleRefusal(t *testing.T) {
 // TestREADMEExampleIsThisCode fails when README.md's Go example and the
 // compiled copy above differ.
 func TestREADMEExampleIsThisCode(t *testing.T) {
+	readmeBlockIsThisCode(t, "readme_test.go", "// searchSol prints", "// end of the README example")
+}
+
+// readmeBlockIsThisCode fails t when the README's ```go block that starts
+// with the line start differs from src's text from start up to end (the
+// compiled copy of that example).
+func readmeBlockIsThisCode(t *testing.T, src, start, end string) {
+	t.Helper()
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := os.ReadFile("readme_test.go")
+	code, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const start = "// searchSol prints"
 	r := string(readme)
 	i := strings.Index(r, "```go\n"+start)
 	if i < 0 {
-		t.Fatal("README.md has no ```go block starting with the searchSol example")
+		t.Fatalf("README.md has no ```go block starting with %q", start)
 	}
 	r = r[i+len("```go\n"):]
 	r = r[:strings.Index(r, "```")]
-	s := string(src)
-	j := strings.Index(s, start)
-	s = s[j:strings.Index(s, "// end of the README example")]
-	if strings.TrimSpace(r) != strings.TrimSpace(s) {
-		t.Fatalf("README.md's example differs from client/readme_test.go's searchSol:\nREADME:\n%s\ntest:\n%s", r, s)
+	c := string(code)
+	j, k := strings.Index(c, start), strings.Index(c, end)
+	if j < 0 || k < j {
+		t.Fatalf("%s has no %q ... %q section", src, start, end)
+	}
+	if c = c[j:k]; strings.TrimSpace(r) != strings.TrimSpace(c) {
+		t.Fatalf("README.md's example differs from client/%s:\nREADME:\n%s\ntest:\n%s", src, r, c)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,26 +79,5 @@ func TestREADMEWebhookExample(t *testing.T) {
 // TestREADMEWebhookExampleIsThisCode fails when README.md's receiver
 // example and the compiled copy above differ.
 func TestREADMEWebhookExampleIsThisCode(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile("readme_webhook_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const start = "// verifyWebhook checks"
-	r := string(readme)
-	i := strings.Index(r, "```go\n"+start)
-	if i < 0 {
-		t.Fatal("README.md has no ```go block starting with the verifyWebhook example")
-	}
-	r = r[i+len("```go\n"):]
-	r = r[:strings.Index(r, "```")]
-	s := string(src)
-	j := strings.Index(s, start)
-	s = s[j:strings.Index(s, "// end of the README webhook example")]
-	if strings.TrimSpace(r) != strings.TrimSpace(s) {
-		t.Fatalf("README.md's webhook example differs from client/readme_webhook_test.go:\nREADME:\n%s\ntest:\n%s", r, s)
-	}
+	readmeBlockIsThisCode(t, "readme_webhook_test.go", "// verifyWebhook checks", "// end of the README webhook example")
 }
