@@ -13,7 +13,9 @@
 // trending and market-snapshots (a POST of up to 50 curated mints).
 // -serve answers GET /<name> with the same response: the captured headers
 // and body (-body-only: the body with Content-Type and Content-Length
-// only), and prints its address.
+// only), and prints its address. A request whose If-None-Match is the
+// captured ETag gets a 304 with the captured headers but those of a body
+// (the Go ceiling of a conditional GET, bench/instr.sh's NAME-304 lines).
 package main
 
 import (
@@ -225,14 +227,33 @@ func bodiesMux(dir string, bodyOnly bool) (*http.ServeMux, error) {
 		}
 		hdr["Content-Length"] = []string{strconv.Itoa(len(b))}
 		// Keys and values in two slices: assigning them costs the handler
-		// no map iteration.
-		var keys []string
-		var vals [][]string
+		// no map iteration. The 304's headers are the 200's without those
+		// of a body (RFC 9110 15.4.5).
+		var keys, keys304 []string
+		var vals, vals304 [][]string
 		for k, v := range hdr {
 			keys, vals = append(keys, k), append(vals, v)
+			switch k {
+			case "Content-Type", "Content-Length", "Content-Encoding":
+			default:
+				keys304, vals304 = append(keys304, k), append(vals304, v)
+			}
 		}
-		mux.HandleFunc("/"+strings.TrimSuffix(filepath.Base(f), ".json"), func(w http.ResponseWriter, _ *http.Request) {
+		etag := ""
+		if v := hdr["Etag"]; len(v) == 1 {
+			etag = v[0]
+		}
+		mux.HandleFunc("/"+strings.TrimSuffix(filepath.Base(f), ".json"), func(w http.ResponseWriter, r *http.Request) {
 			h := w.Header()
+			// The least a conditional GET can cost: one exact comparison
+			// of If-None-Match with the captured ETag.
+			if inm := r.Header["If-None-Match"]; etag != "" && len(inm) == 1 && inm[0] == etag {
+				for i, k := range keys304 {
+					h[k] = vals304[i]
+				}
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
 			for i, k := range keys {
 				h[k] = vals[i]
 			}

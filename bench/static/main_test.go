@@ -59,3 +59,42 @@ func TestServeReplaysHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestServeAnswersNotModified: an If-None-Match of the captured ETag gets
+// a 304 with no body and no body headers; any other value the 200.
+func TestServeAnswersNotModified(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "detail.json"), []byte(`{"id":"x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hdrs := "Cache-Control: private, max-age=30\nContent-Type: application/json\nEtag: \"e1\"\nVary: Accept-Encoding\n"
+	if err := os.WriteFile(filepath.Join(dir, "detail.headers"), []byte(hdrs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mux, err := bodiesMux(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		inm  string
+		code int
+	}{{`"e1"`, 304}, {`"e2"`, 200}, {"", 200}} {
+		req := httptest.NewRequest("GET", "/detail", nil)
+		if tc.inm != "" {
+			req.Header.Set("If-None-Match", tc.inm)
+		}
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		if rec.Code != tc.code {
+			t.Fatalf("If-None-Match %q: %d, want %d", tc.inm, rec.Code, tc.code)
+		}
+		h := rec.Header()
+		if tc.code == 304 && (rec.Body.Len() != 0 || h.Get("Content-Type") != "" || h.Get("Content-Length") != "" ||
+			h.Get("Etag") != `"e1"` || h.Get("Vary") != "Accept-Encoding" || h.Get("Cache-Control") != "private, max-age=30") {
+			t.Fatalf("304: headers %v body %q", h, rec.Body)
+		}
+		if tc.code == 200 && rec.Body.String() != `{"id":"x"}` {
+			t.Fatalf("200: body %q", rec.Body)
+		}
+	}
+}
