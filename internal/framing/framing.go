@@ -72,7 +72,8 @@ type conn struct {
 	left     int64  // bytes left in stBody, stChunkData, stChunkEnd
 	headLen  int    // bytes of the current head so far
 	lineLen  int    // bytes of the current line so far
-	line     []byte // the current line's first 64 bytes other than spaces and tabs
+	line     []byte // the current line's first 64 bytes other than spaces and tabs (only its first when skip)
+	skip     bool   // the current line starts with neither 'c' nor 't': line holds its first byte only
 	tail     []byte // the request line's last 16 bytes
 	lineNo   int    // lines of the current head so far
 	http10   bool   // the request line ends in HTTP/1.0
@@ -171,11 +172,15 @@ func (c *conn) scan(data []byte) (out int, rest []byte) {
 				return len(data), nil
 			}
 			for _, b := range seg {
-				if len(c.line) == 64 {
+				if len(c.line) == 64 || c.skip {
 					break
 				}
 				if b != ' ' && b != '\t' {
 					c.line = append(c.line, b)
+					// A line that cannot name Content-Length or
+					// Transfer-Encoding needs only its first byte (the
+					// empty-line check): most lines stop copying here.
+					c.skip = len(c.line) == 1 && b|0x20 != 'c' && b|0x20 != 't'
 				}
 			}
 			if c.lineNo == 0 {
@@ -208,7 +213,7 @@ func (c *conn) scan(data []byte) (out int, rest []byte) {
 				}
 			}
 			c.lineNo++
-			c.lineLen, c.line = 0, c.line[:0]
+			c.lineLen, c.line, c.skip = 0, c.line[:0], false
 			c.tail = c.tail[:0]
 		}
 	}
@@ -226,7 +231,7 @@ func (c *conn) keepTail(seg []byte) {
 // startHead resets the parser for the next request head.
 func (c *conn) startHead() {
 	c.state, c.headLen, c.lineLen, c.lineNo = stHead, 0, 0, 0
-	c.line, c.tail = c.line[:0], c.tail[:0]
+	c.line, c.tail, c.skip = c.line[:0], c.tail[:0], false
 	c.http10, c.hasCL, c.hasTE, c.teChunk, c.clValue = false, false, false, false, 0
 }
 

@@ -67,6 +67,9 @@ func TestMarksAmbiguousHeads(t *testing.T) {
 		{"chunk extensions and trailers, then an ambiguous head", bytewise(
 			"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n0\r\nX-Trailer: 1\r\n\r\n" + clte + "\r\n" + chunked),
 			"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n0\r\nX-Trailer: 1\r\n\r\n" + clte + mark + "\r\n" + chunked},
+		{"names inside other names are not the headers", bytewise(
+			"POST / HTTP/1.1\r\nX-Content-Length: 5\r\nX-Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\nhello" + get),
+			"POST / HTTP/1.1\r\nX-Content-Length: 5\r\nX-Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\nhello" + get},
 		{"only Content-Length, then only Transfer-Encoding", []string{
 			"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloPOST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked + get},
 			"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloPOST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked + get},
