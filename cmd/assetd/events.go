@@ -100,6 +100,10 @@ func (p *producerInputs) inputs() events.Inputs {
 		Trending:     p.trending,
 		Depeg:        p.depegStates,
 		Leader:       p.leader,
+		// Versions: an idle tick builds none of these states.
+		AdvisoriesVersion: p.advisories.Version,
+		ListsVersion:      p.views.Version,
+		DepegVersion:      p.depegVersion,
 	}
 }
 
@@ -154,6 +158,10 @@ func (p *producerInputs) listStates() map[string]events.ListState {
 	}
 	return out
 }
+
+// depegVersion: the guard's judgements change only when a cycle replaces
+// them (a registry change reaches them through the next cycle).
+func (p *producerInputs) depegVersion() uint64 { return p.guard.Generation() }
 
 func (p *producerInputs) depegStates() map[string]events.DepegState {
 	snap := p.snapshot()

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/assetd/assetd/internal/asset"
@@ -195,6 +196,8 @@ type Guard struct {
 	mu     sync.Mutex
 	states map[string]*state // by mint
 	seeded bool
+	// gen moves after every change of states (see Generation).
+	gen atomic.Uint64
 }
 
 // Options are the guard's collaborators.
@@ -259,6 +262,7 @@ func (g *Guard) seed(ctx context.Context) error {
 		g.states[a.Mint] = &state{confirmed: tier, since: time.UnixMilli(a.Since), owned: true, applied: tier}
 	}
 	g.seeded = true
+	g.gen.Add(1)
 	return nil
 }
 
@@ -301,6 +305,7 @@ func (g *Guard) Cycle(ctx context.Context) error {
 		return fmt.Errorf("%w (%d of %d)", ErrBreaker, changed, len(coins))
 	}
 	g.states = next
+	g.gen.Add(1)
 	g.mu.Unlock()
 	// Advisory writes run without the lock, so Health never waits on the
 	// store; apply touches only owned/applied, which Health does not read,
@@ -463,6 +468,11 @@ func (g *Guard) reason(st *state) string {
 
 // Health returns the judgement of mint (false: not a watched stablecoin,
 // or no cycle ran yet).
+// Generation moves whenever a cycle (or the restart seed) replaces the
+// guard's judgements: what Health returns, except the Stale flag, which
+// moves with the clock, holds while it does.
+func (g *Guard) Generation() uint64 { return g.gen.Load() }
+
 func (g *Guard) Health(mint string) (Health, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

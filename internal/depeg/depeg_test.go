@@ -328,3 +328,29 @@ func TestHealthWhileCycling(t *testing.T) {
 	}
 	<-done
 }
+
+// TestGenerationMovesWithJudgements: every cycle that replaces the
+// judgements moves Generation (the event producer compares depeg tiers
+// only then); a cycle the breaker holds replaces nothing and leaves it.
+func TestGenerationMovesWithJudgements(t *testing.T) {
+	w := newWorld(t, 10)
+	g0 := w.g.Generation()
+	if err := w.minutes(1); err != nil {
+		t.Fatal(err)
+	}
+	g1 := w.g.Generation()
+	if g1 == g0 {
+		t.Fatalf("a cycle left Generation at %d", g1)
+	}
+	for _, c := range w.coins[:4] {
+		w.feed.price(c.Mint, 0.95)
+	}
+	w.minutes(10)
+	before := w.g.Generation()
+	if err := w.minutes(1); !errors.Is(err, ErrBreaker) {
+		t.Fatalf("cycle: %v, want ErrBreaker", err)
+	}
+	if got := w.g.Generation(); got != before {
+		t.Fatalf("a held cycle moved Generation %d -> %d", before, got)
+	}
+}

@@ -69,6 +69,14 @@ type Inputs struct {
 	Lists        func() map[string]ListState
 	Trending     func() []string
 	Depeg        func() map[string]DepegState
+	// AdvisoriesVersion, ListsVersion and DepegVersion, when set, move
+	// whenever their state may have changed: a tick whose version equals
+	// the last compared one skips that state (nothing is built, sorted or
+	// compared), so an idle producer costs nothing in proportion to the
+	// registry or the lists. Read before the state it versions.
+	AdvisoriesVersion func() uint64
+	ListsVersion      func() uint64
+	DepegVersion      func() uint64
 	// Leader says this replica writes events (nil: it does). Every replica
 	// compares state; only the leader appends (docs/events.md "Cluster").
 	Leader func() bool
@@ -97,6 +105,23 @@ type Producer struct {
 	lists    map[string]ListState
 	trending map[string]int
 	depeg    map[string]DepegState
+	// Versions of the state last compared (see Inputs).
+	advVer, listsVer, depegVer uint64
+}
+
+// unchanged reports whether version says the state compared last is
+// still current (never before a first comparison); otherwise it records
+// the version about to be compared.
+func unchanged(version func() uint64, last *uint64, compared bool) bool {
+	if version == nil {
+		return false
+	}
+	v := version()
+	if compared && v == *last {
+		return true
+	}
+	*last = v
+	return false
 }
 
 type priceMark struct {
@@ -203,7 +228,7 @@ func round(v float64, digits int) float64 {
 }
 
 func (p *Producer) diffAdvisories(evs []Event) []Event {
-	if p.in.Advisories == nil {
+	if p.in.Advisories == nil || unchanged(p.in.AdvisoriesVersion, &p.advVer, p.adv != nil) {
 		return evs
 	}
 	cur := p.in.Advisories()
@@ -235,7 +260,7 @@ func (p *Producer) diffAdvisories(evs []Event) []Event {
 func eqStr(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 func (p *Producer) diffLists(evs []Event) []Event {
-	if p.in.Lists == nil {
+	if p.in.Lists == nil || unchanged(p.in.ListsVersion, &p.listsVer, p.lists != nil) {
 		return evs
 	}
 	cur := p.in.Lists()
@@ -324,7 +349,7 @@ func (p *Producer) diffTrending(now time.Time, evs []Event) []Event {
 }
 
 func (p *Producer) diffDepeg(evs []Event) []Event {
-	if p.in.Depeg == nil {
+	if p.in.Depeg == nil || unchanged(p.in.DepegVersion, &p.depegVer, p.depeg != nil) {
 		return evs
 	}
 	cur := p.in.Depeg()

@@ -95,3 +95,54 @@ func clone[V any](m map[string]V) map[string]V {
 	}
 	return out
 }
+
+// TestProducerSkipsUnchangedVersions: with version inputs, a tick whose
+// versions have not moved builds none of those states (an idle producer
+// costs nothing in proportion to the registry or the lists), and a moved
+// version is compared as before.
+func TestProducerSkipsUnchangedVersions(t *testing.T) {
+	ctx := context.Background()
+	calls := map[string]int{}
+	adv := map[string]AdvisoryState{"X": {Status: "caution", Reason: "r"}}
+	lists := map[string]ListState{"l1": {Name: "L", Status: "published", Members: []string{"A"}}}
+	depeg := map[string]DepegState{"U": {Tier: "ok"}}
+	var advVer, listsVer, depegVer uint64 = 1, 1, 1
+	in := Inputs{
+		Advisories:        func() map[string]AdvisoryState { calls["adv"]++; return clone(adv) },
+		Lists:             func() map[string]ListState { calls["lists"]++; return clone(lists) },
+		Depeg:             func() map[string]DepegState { calls["depeg"]++; return clone(depeg) },
+		AdvisoriesVersion: func() uint64 { return advVer },
+		ListsVersion:      func() uint64 { return listsVer },
+		DepegVersion:      func() uint64 { return depegVer },
+	}
+	log := NewMemory(100, nil)
+	p := NewProducer(in, log, ProducerOptions{})
+	for range 3 {
+		if err := p.Tick(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls["adv"] != 1 || calls["lists"] != 1 || calls["depeg"] != 1 || log.Last() != 0 {
+		t.Fatalf("three ticks at the same versions: calls %v, events %d; want each state built once (the baseline), no event", calls, log.Last())
+	}
+	// A change without a version move is not seen (the version is the
+	// contract); with it, it is.
+	depeg = map[string]DepegState{"U": {Tier: "watch"}}
+	if err := p.Tick(ctx); err != nil || log.Last() != 0 {
+		t.Fatalf("unversioned change: %d events, %v", log.Last(), err)
+	}
+	depegVer++
+	adv = map[string]AdvisoryState{}
+	advVer++
+	if err := p.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := log.Since(ctx, 0, 100)
+	var types []string
+	for _, e := range got {
+		types = append(types, e.Type)
+	}
+	if strings.Join(types, " ") != "advisory depeg" || calls["adv"] != 2 || calls["lists"] != 1 || calls["depeg"] != 2 {
+		t.Fatalf("after moving the advisory and depeg versions: events %v, calls %v", types, calls)
+	}
+}
