@@ -33,14 +33,7 @@ func TestEncodeHeadersDropsOwnAndRoundTrips(t *testing.T) {
 // TestServeReplaysHeaders: -serve answers with the captured headers and
 // body, and -body-only with the body, Content-Type and Content-Length.
 func TestServeReplaysHeaders(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "detail.json"), []byte(`{"id":"x"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	hdrs := "Cache-Control: private, max-age=30\nContent-Type: application/json\nEtag: \"e1\"\nX-Request-Id: r-1\n"
-	if err := os.WriteFile(filepath.Join(dir, "detail.headers"), []byte(hdrs), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := captured(t, `{"id":"x"}`, "Cache-Control: private, max-age=30\nContent-Type: application/json\nEtag: \"e1\"\nX-Request-Id: r-1\n")
 	for _, bodyOnly := range []bool{false, true} {
 		mux, err := bodiesMux(dir, bodyOnly)
 		if err != nil {
@@ -63,14 +56,7 @@ func TestServeReplaysHeaders(t *testing.T) {
 // TestServeAnswersNotModified: an If-None-Match of the captured ETag gets
 // a 304 with no body and no body headers; any other value the 200.
 func TestServeAnswersNotModified(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "detail.json"), []byte(`{"id":"x"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	hdrs := "Cache-Control: private, max-age=30\nContent-Type: application/json\nEtag: \"e1\"\nVary: Accept-Encoding\n"
-	if err := os.WriteFile(filepath.Join(dir, "detail.headers"), []byte(hdrs), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := captured(t, `{"id":"x"}`, "Cache-Control: private, max-age=30\nContent-Type: application/json\nEtag: \"e1\"\nVary: Accept-Encoding\n")
 	mux, err := bodiesMux(dir, false)
 	if err != nil {
 		t.Fatal(err)
@@ -97,4 +83,17 @@ func TestServeAnswersNotModified(t *testing.T) {
 			t.Fatalf("200: body %q", rec.Body)
 		}
 	}
+}
+
+// captured is a capture directory holding detail.json and its headers.
+func captured(t *testing.T, body, headers string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "detail.json"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "detail.headers"), []byte(headers), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
