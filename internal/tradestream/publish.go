@@ -95,7 +95,7 @@ func (p *Publisher) Ingest(ctx context.Context, trades []analytics.Trade) (analy
 	if err != nil {
 		return analytics.IngestResult{}, fmt.Errorf("trade stream: %w", err)
 	}
-	fresh := ok[:0:0]
+	fresh := make([]analytics.Trade, 0, len(ok))
 	seen := make(map[analytics.TradeID]bool, len(ok))
 	for i := range ok {
 		if stored[ids[i]] || seen[ids[i]] {

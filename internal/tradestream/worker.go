@@ -47,6 +47,15 @@ const (
 	// the fetch to fill (only when less than a fetch is pending: the
 	// latency it adds is this, once per stored group).
 	restWait = 5 * time.Millisecond
+	// restGuard is how long the worker reads that fetch at most. The
+	// server ends an expired pull request with a 408 status, but that
+	// status can come late (nats-server checks expiries when its
+	// consumer loop waits), and the client library's own fallback is the
+	// expiry plus a second: a second during which the trades already
+	// fetched were neither stored nor acknowledged (seen as 1 s stalls of
+	// bench/natsingest). The server sends nothing after the expiry, so
+	// what arrives within the guard is the whole fetch.
+	restGuard = 50 * time.Millisecond
 	// ackWait is how long the stream waits for a worker's ack before
 	// redelivering to another (a replica killed mid-batch).
 	ackWait = 30 * time.Second
@@ -64,6 +73,8 @@ type Worker struct {
 	sink    Sink
 	notify  Notifier
 	log     *slog.Logger
+	// after is time.After (tests end the guard themselves).
+	after func(time.Duration) <-chan time.Time
 }
 
 // NewWorker returns a worker on streams (from Ensure).
@@ -71,7 +82,7 @@ func NewWorker(streams Streams, sink Sink, notify Notifier, log *slog.Logger) *W
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Worker{streams: streams, sink: sink, notify: notify, log: log}
+	return &Worker{streams: streams, sink: sink, notify: notify, log: log, after: time.After}
 }
 
 // Run consumes both streams until ctx ends. NATS or store outages are
@@ -155,29 +166,63 @@ type received struct {
 func (w *Worker) step(ctx context.Context, cons jetstream.Consumer) (int, error) {
 	var got []received
 	var all []analytics.Trade // the trades of got, in order
-	take := func(batch jetstream.MessageBatch) error {
-		for m := range batch.Messages() {
+	// take reads a fetch until it ends or, when guard is not nil, until
+	// guard fires (what the fetch delivers later is handed back unstored,
+	// never acknowledged).
+	take := func(batch jetstream.MessageBatch, guard <-chan time.Time) error {
+		msgs := batch.Messages()
+		add := func(m jetstream.Msg) {
 			var n int
 			if all, n = w.decode(m, all); n > 0 {
 				got = append(got, received{msg: m, trades: n})
 			}
 		}
-		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, nats.ErrTimeout) {
-			return err
+		for {
+			select {
+			case m, ok := <-msgs:
+				if !ok {
+					if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, nats.ErrTimeout) {
+						return err
+					}
+					return nil
+				}
+				add(m)
+			case <-guard:
+				for { // what has arrived already is taken
+					select {
+					case m, ok := <-msgs:
+						if !ok {
+							return nil
+						}
+						add(m)
+					default:
+						// A server that took the request late may still
+						// deliver: those messages go back at once (a Nak
+						// redelivers them to the next fetch) instead of
+						// waiting out ackWait. The fetch ends within the
+						// client's fallback (the expiry plus a second).
+						go func() {
+							for m := range msgs {
+								_ = m.Nak()
+							}
+						}()
+						return nil
+					}
+				}
+			}
 		}
-		return nil
 	}
 	first, err := cons.Fetch(1, jetstream.FetchMaxWait(fetchWait))
 	if err != nil {
 		return 0, err
 	}
-	if err := take(first); err != nil {
+	if err := take(first, nil); err != nil {
 		return 0, err
 	}
 	if len(got) > 0 {
 		rest, err := cons.Fetch(fetchBatch-1, jetstream.FetchMaxBytes(fetchBytes), jetstream.FetchMaxWait(restWait))
 		if err == nil {
-			err = take(rest)
+			err = take(rest, w.after(restGuard))
 		}
 		if err != nil && len(got) == 0 {
 			return 0, err
