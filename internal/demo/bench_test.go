@@ -172,3 +172,13 @@ func BenchmarkCoinCold(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSyntheticAddress: a demo wallet or pool address (base58 of 32
+// hashed bytes); the trade generator makes one per wallet it meets.
+func BenchmarkSyntheticAddress(b *testing.B) {
+	var i uint64
+	for b.Loop() {
+		i++
+		_ = syntheticAddress(i)
+	}
+}

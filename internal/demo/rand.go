@@ -1,6 +1,10 @@
 package demo
 
-import "math"
+import (
+	"math"
+
+	b58 "github.com/mr-tron/base58"
+)
 
 // Counter-based randomness. Every random number of the world is a pure
 // function of (seed, a string such as a mint or an asset id, a purpose tag,
@@ -134,37 +138,7 @@ func floorDiv(a, b int64) int64 {
 const b58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 // base58 encodes bytes with the Bitcoin alphabet (as Solana does).
-func base58(b []byte) string {
-	zeros := 0
-	for zeros < len(b) && b[zeros] == 0 {
-		zeros++
-	}
-	// log(256)/log(58) < 1.37
-	out := make([]byte, len(b)*137/100+1)
-	high := len(out) - 1
-	for _, c := range b[zeros:] {
-		carry := int(c)
-		j := len(out) - 1
-		for ; j > high || carry != 0; j-- {
-			carry += 256 * int(out[j])
-			out[j] = byte(carry % 58)
-			carry /= 58
-		}
-		high = j
-	}
-	i := 0
-	for i < len(out) && out[i] == 0 {
-		i++
-	}
-	res := make([]byte, zeros+len(out)-i)
-	for k := 0; k < zeros; k++ {
-		res[k] = '1'
-	}
-	for k, d := range out[i:] {
-		res[zeros+k] = b58Alphabet[d]
-	}
-	return string(res)
-}
+func base58(b []byte) string { return b58.Encode(b) }
 
 // decode58 decodes a base58 string; nil when it is not base58 or decodes
 // to more than 64 bytes.
@@ -172,58 +146,11 @@ func decode58(s string) []byte {
 	if s == "" {
 		return nil
 	}
-	var buf [64]byte // little-endian big number
-	n := 0
-	zeros := 0
-	for zeros < len(s) && s[zeros] == '1' {
-		zeros++
-	}
-	for i := zeros; i < len(s); i++ {
-		d := indexB58(s[i])
-		if d < 0 {
-			return nil
-		}
-		carry := d
-		for j := 0; j < n; j++ {
-			carry += int(buf[j]) * 58
-			buf[j] = byte(carry)
-			carry >>= 8
-		}
-		for carry > 0 {
-			if n == len(buf) {
-				return nil
-			}
-			buf[n] = byte(carry)
-			n++
-			carry >>= 8
-		}
-	}
-	if zeros+n > len(buf) {
+	b, err := b58.Decode(s)
+	if err != nil || len(b) > 64 {
 		return nil
 	}
-	out := make([]byte, zeros+n)
-	for j := 0; j < n; j++ {
-		out[zeros+j] = buf[n-1-j]
-	}
-	return out
-}
-
-func indexB58(c byte) int {
-	switch {
-	case c >= '1' && c <= '9':
-		return int(c - '1')
-	case c >= 'A' && c <= 'H':
-		return int(c-'A') + 9
-	case c >= 'J' && c <= 'N':
-		return int(c-'J') + 17
-	case c >= 'P' && c <= 'Z':
-		return int(c-'P') + 22
-	case c >= 'a' && c <= 'k':
-		return int(c-'a') + 33
-	case c >= 'm' && c <= 'z':
-		return int(c-'m') + 44
-	}
-	return -1
+	return b
 }
 
 // validMint reports whether s looks like a Solana address: base58 of 32
