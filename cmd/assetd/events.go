@@ -89,6 +89,10 @@ type producerInputs struct {
 	mu       sync.Mutex
 	coinSnap *registry.Snapshot
 	coins    []depeg.Coin
+	// What depegVersion saw last, and its count of changes.
+	verSnap  *registry.Snapshot
+	verGen   uint64
+	depegVer uint64
 }
 
 func (p *producerInputs) inputs() events.Inputs {
@@ -159,9 +163,18 @@ func (p *producerInputs) listStates() map[string]events.ListState {
 	return out
 }
 
-// depegVersion: the guard's judgements change only when a cycle replaces
-// them (a registry change reaches them through the next cycle).
-func (p *producerInputs) depegVersion() uint64 { return p.guard.Generation() }
+// depegVersion moves when a guard cycle replaces its judgements or the
+// registry snapshot (the coins judged) changes.
+func (p *producerInputs) depegVersion() uint64 {
+	snap, gen := p.snapshot(), p.guard.Generation()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if snap != p.verSnap || gen != p.verGen {
+		p.verSnap, p.verGen = snap, gen
+		p.depegVer++
+	}
+	return p.depegVer
+}
 
 func (p *producerInputs) depegStates() map[string]events.DepegState {
 	snap := p.snapshot()
