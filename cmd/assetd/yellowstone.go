@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/chainsource"
+	"github.com/assetd/assetd/internal/ctxwait"
 	"github.com/assetd/assetd/internal/solanarpc"
 	"github.com/assetd/assetd/internal/yellowstone"
 	"github.com/assetd/assetd/internal/yellowstone/geyserpb"
@@ -109,7 +110,7 @@ func (y *ysStream) follow(ctx context.Context, src *chainsource.Source, leader f
 	const recheck = time.Second // leadership is re-checked this often
 	for ctx.Err() == nil {
 		if leader != nil && !leader() {
-			if sleepCtx(ctx, recheck) != nil {
+			if ctxwait.Sleep(ctx, recheck) != nil {
 				return
 			}
 			continue
@@ -136,7 +137,7 @@ func (y *ysStream) follow(ctx context.Context, src *chainsource.Source, leader f
 		if err != nil {
 			cancel()
 			log.Warn("yellowstone: cannot read the cursor; retrying", "err", err)
-			if sleepCtx(ctx, recheck) != nil {
+			if ctxwait.Sleep(ctx, recheck) != nil {
 				return
 			}
 			continue
@@ -147,16 +148,5 @@ func (y *ysStream) follow(ctx context.Context, src *chainsource.Source, leader f
 		log.Info("yellowstone subscription starts", "fromSlot", from)
 		_ = yellowstone.New(y.client, yellowstone.CursorSink{Cursor: src}, c).Run(term)
 		cancel()
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

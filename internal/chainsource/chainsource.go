@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 
 	"github.com/assetd/assetd/internal/analytics"
+	"github.com/assetd/assetd/internal/ctxwait"
 	"github.com/assetd/assetd/internal/ingest"
 	"github.com/assetd/assetd/internal/storage"
 	"github.com/assetd/assetd/internal/swapdecode"
@@ -169,16 +170,7 @@ func New(cfg Config) *Source {
 		cfg.Clock = time.Now
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = func(ctx context.Context, d time.Duration) error {
-			t := time.NewTimer(d)
-			defer t.Stop()
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-t.C:
-				return nil
-			}
-		}
+		cfg.Sleep = ctxwait.Sleep
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/assetd/assetd/internal/ctxwait"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -88,20 +89,6 @@ func (e *HTTPError) Error() string {
 // Sleeper waits d or until ctx ends (tests inject one that does not sleep).
 type Sleeper func(ctx context.Context, d time.Duration) error
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // Options configure a Client. Zero values take the defaults.
 type Options struct {
 	// HTTP is the transport (nil: a client without its own timeout; each
@@ -172,7 +159,7 @@ func New(url string, opt Options) *Client {
 		opt.MaxRetryAfter = time.Minute
 	}
 	if opt.Sleep == nil {
-		opt.Sleep = sleepCtx
+		opt.Sleep = ctxwait.Sleep
 	}
 	if opt.Jitter == nil {
 		opt.Jitter = rand.Float64

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/assetd/assetd/internal/ctxwait"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -111,16 +112,7 @@ func New(cfg Config) *Client {
 		cfg.HTTPClient = http.DefaultClient
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = func(ctx context.Context, d time.Duration) error {
-			t := time.NewTimer(d)
-			defer t.Stop()
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-t.C:
-				return nil
-			}
-		}
+		cfg.Sleep = ctxwait.Sleep
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)

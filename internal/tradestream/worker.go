@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/assetd/assetd/internal/analytics"
+	"github.com/assetd/assetd/internal/ctxwait"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -127,7 +128,7 @@ func (w *Worker) run(ctx context.Context, stream jetstream.Stream) {
 			})
 			if err != nil {
 				report("consumer unavailable", err)
-				sleep(ctx, retryDelay)
+				_ = ctxwait.Sleep(ctx, retryDelay)
 				continue
 			}
 			cons = c
@@ -141,7 +142,7 @@ func (w *Worker) run(ctx context.Context, stream jetstream.Stream) {
 			if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
 				cons = nil
 			}
-			sleep(ctx, retryDelay)
+			_ = ctxwait.Sleep(ctx, retryDelay)
 			continue
 		}
 		if failing {
@@ -306,13 +307,4 @@ func (w *Worker) store(ctx context.Context, got []received, trades []analytics.T
 		}
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

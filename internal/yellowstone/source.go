@@ -27,6 +27,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/assetd/assetd/internal/analytics"
+	"github.com/assetd/assetd/internal/ctxwait"
 	"github.com/assetd/assetd/internal/swapdecode"
 	"github.com/assetd/assetd/internal/yellowstone/geyserpb"
 )
@@ -201,7 +202,7 @@ func New(client geyserpb.GeyserClient, sink Sink, cfg Config) *Source {
 		cfg.Backoff = Backoff
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = ctxwait.Sleep
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -230,17 +231,6 @@ func Backoff(attempt int) time.Duration {
 	}
 	d = min(d, 30*time.Second)
 	return d/2 + rand.N(d/2+1)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Stats returns a copy of the counters.

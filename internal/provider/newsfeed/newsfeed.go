@@ -28,6 +28,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/assetd/assetd/internal/ctxwait"
 	"github.com/assetd/assetd/internal/market"
 	"github.com/assetd/assetd/internal/news"
 	"github.com/assetd/assetd/internal/provider/internal/upstream"
@@ -421,14 +422,7 @@ func (h *Hosts) Wait(ctx context.Context, host string) error {
 	h.mu.Unlock()
 	d := slot.Sub(now)
 	if d <= 0 {
-		return nil
+		return nil // its turn now, whatever ctx says
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return ctxwait.Sleep(ctx, d)
 }
