@@ -395,9 +395,20 @@ func (s *Source) commit(ctx context.Context, slots []int64, fill []int64, fronti
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var trades []analytics.Trade
-	var failed []storage.SourceGap
-	ok := map[int64]bool{}
+	trades, failed, ok := splitFetched(results)
+	var filled []int64
+	for _, slot := range fill {
+		if ok[slot] {
+			filled = append(filled, slot)
+		}
+	}
+	return s.store(ctx, trades, failed, filled, frontier)
+}
+
+// splitFetched sorts fetch results into the trades of the fetched blocks,
+// a one-slot gap per failed fetch, and the set of slots fetched.
+func splitFetched(results []fetched) (trades []analytics.Trade, failed []storage.SourceGap, ok map[int64]bool) {
+	ok = map[int64]bool{}
 	for _, f := range results {
 		if f.err != nil {
 			failed = append(failed, storage.SourceGap{FromSlot: f.slot, ToSlot: f.slot, LastError: f.err.Error()})
@@ -406,13 +417,7 @@ func (s *Source) commit(ctx context.Context, slots []int64, fill []int64, fronti
 		ok[f.slot] = true
 		trades = append(trades, f.trades...)
 	}
-	var filled []int64
-	for _, slot := range fill {
-		if ok[slot] {
-			filled = append(filled, slot)
-		}
-	}
-	return s.store(ctx, trades, failed, filled, frontier)
+	return trades, failed, ok
 }
 
 // fetchAll fetches the blocks of slots concurrently (Fetchers at a time,
@@ -561,17 +566,7 @@ func (s *Source) commitGap(ctx context.Context, fetch, fill []int64) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var trades []analytics.Trade
-	var failed []storage.SourceGap
-	ok := map[int64]bool{}
-	for _, f := range results {
-		if f.err != nil {
-			failed = append(failed, storage.SourceGap{FromSlot: f.slot, ToSlot: f.slot, LastError: f.err.Error()})
-			continue
-		}
-		ok[f.slot] = true
-		trades = append(trades, f.trades...)
-	}
+	trades, failed, ok := splitFetched(results)
 	var filled []int64
 	for _, x := range fill {
 		if !listed[x] || ok[x] {
