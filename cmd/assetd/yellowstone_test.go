@@ -42,17 +42,9 @@ func (r *subscribeRecorder) Subscribe(stream grpc.BidiStreamingServer[geyserpb.S
 // TestServeSubscribesToYellowstone: serve with --yellowstone-url opens the
 // subscription, with the token as x-token and the DEX program filter.
 func TestServeSubscribesToYellowstone(t *testing.T) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &subscribeRecorder{got: make(chan subscription, 1)}
-	gs := grpc.NewServer()
-	geyserpb.RegisterGeyserServer(gs, rec)
-	go func() { _ = gs.Serve(lis) }()
-	t.Cleanup(gs.Stop)
+	rec, addr := recordingGeyser(t)
 
-	s := startServer(t, "--data-dir", t.TempDir(), "--yellowstone-url", "http://"+lis.Addr().String(), "--yellowstone-token", "tok-123")
+	s := startServer(t, "--data-dir", t.TempDir(), "--yellowstone-url", "http://"+addr, "--yellowstone-token", "tok-123")
 	defer s.stop()
 	select {
 	case sub := <-rec.got:
@@ -74,17 +66,9 @@ func TestServeSubscribesToYellowstone(t *testing.T) {
 // --solana-start-slot N subscribes with from_slot N (a stored cursor
 // would win: internal/yellowstone's cursor tests).
 func TestServeYellowstoneStartsAtTheStartSlot(t *testing.T) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &subscribeRecorder{got: make(chan subscription, 1)}
-	gs := grpc.NewServer()
-	geyserpb.RegisterGeyserServer(gs, rec)
-	go func() { _ = gs.Serve(lis) }()
-	t.Cleanup(gs.Stop)
+	rec, addr := recordingGeyser(t)
 
-	s := startServer(t, "--data-dir", t.TempDir(), "--yellowstone-url", "http://"+lis.Addr().String(), "--solana-start-slot", "398202772")
+	s := startServer(t, "--data-dir", t.TempDir(), "--yellowstone-url", "http://"+addr, "--solana-start-slot", "398202772")
 	defer s.stop()
 	select {
 	case sub := <-rec.got:
@@ -94,4 +78,20 @@ func TestServeYellowstoneStartsAtTheStartSlot(t *testing.T) {
 	case <-time.After(eventuallyDeadline):
 		t.Fatal("serve never subscribed")
 	}
+}
+
+// recordingGeyser serves a Geyser endpoint recording its subscriptions
+// until the test ends; it returns the recorder and the address.
+func recordingGeyser(t *testing.T) (*subscribeRecorder, string) {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &subscribeRecorder{got: make(chan subscription, 1)}
+	gs := grpc.NewServer()
+	geyserpb.RegisterGeyserServer(gs, rec)
+	go func() { _ = gs.Serve(lis) }()
+	t.Cleanup(gs.Stop)
+	return rec, lis.Addr().String()
 }
