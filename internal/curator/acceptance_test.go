@@ -12,6 +12,7 @@ import (
 	"github.com/assetd/assetd/internal/asset"
 	"github.com/assetd/assetd/internal/demo"
 	"github.com/assetd/assetd/internal/market"
+	"github.com/assetd/assetd/internal/realdata"
 	"github.com/assetd/assetd/internal/registry"
 	"github.com/assetd/assetd/internal/tokenindex"
 )
@@ -21,20 +22,7 @@ import (
 // It returns the parsed reference document too.
 func referenceSnapshot(tb testing.TB) (*registry.Snapshot, registry.Document) {
 	tb.Helper()
-	f := openData(tb, "reference-registry.json")
-	ref, _, err := registry.ParseReferenceRegistry(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	seed, err := registry.Seed()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	snap, _, err := registry.Build(seed, ref)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return snap, ref
+	return realdata.ReferenceWithDocument(tb)
 }
 
 // wellKnown are the twenty symbols with their real mints and where

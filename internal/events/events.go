@@ -87,18 +87,7 @@ func (m *Memory) Append(_ context.Context, e Event) (Event, error) {
 	e.ID = m.next
 	m.next++
 	e.Time = m.now().UTC()
-	capacity := len(m.buf)
-	if m.n < capacity {
-		m.buf[(m.start+m.n)%capacity] = e
-		m.n++
-	} else {
-		m.buf[m.start] = e
-		m.start = (m.start + 1) % capacity
-	}
-	ch := m.changed
-	m.changed = make(chan struct{})
-	m.mu.Unlock()
-	close(ch)
+	m.pushUnlock(e)
 	return e, nil
 }
 
@@ -154,6 +143,23 @@ func (m *Memory) Wait(ctx context.Context, after uint64) error {
 	}
 }
 
+// pushUnlock adds e to the ring (dropping the oldest event when full),
+// releases m.mu and wakes the waiters. m.mu must be held.
+func (m *Memory) pushUnlock(e Event) {
+	capacity := len(m.buf)
+	if m.n < capacity {
+		m.buf[(m.start+m.n)%capacity] = e
+		m.n++
+	} else {
+		m.buf[m.start] = e
+		m.start = (m.start + 1) % capacity
+	}
+	ch := m.changed
+	m.changed = make(chan struct{})
+	m.mu.Unlock()
+	close(ch)
+}
+
 // Put adds an event whose ID was assigned elsewhere (a durable log this
 // ring mirrors). An event at or below Last is ignored (false); an event
 // after a gap empties the ring first, so cursors before it get ErrExpired.
@@ -168,18 +174,7 @@ func (m *Memory) Put(e Event) bool {
 		m.start, m.n = 0, 0
 	}
 	m.next = e.ID + 1
-	capacity := len(m.buf)
-	if m.n < capacity {
-		m.buf[(m.start+m.n)%capacity] = e
-		m.n++
-	} else {
-		m.buf[m.start] = e
-		m.start = (m.start + 1) % capacity
-	}
-	ch := m.changed
-	m.changed = make(chan struct{})
-	m.mu.Unlock()
-	close(ch)
+	m.pushUnlock(e)
 	return true
 }
 

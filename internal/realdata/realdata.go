@@ -52,6 +52,13 @@ func Path(tb testing.TB, name string) string {
 // (the reference has no decimals), skipping tb without the file.
 func Reference(tb testing.TB) *registry.Snapshot {
 	tb.Helper()
+	snap, _ := ReferenceWithDocument(tb)
+	return snap
+}
+
+// ReferenceWithDocument is Reference and the parsed reference document.
+func ReferenceWithDocument(tb testing.TB) (*registry.Snapshot, registry.Document) {
+	tb.Helper()
 	f, err := os.Open(Path(tb, ReferenceRegistry))
 	if err != nil {
 		tb.Fatal(err)
@@ -69,7 +76,7 @@ func Reference(tb testing.TB) *registry.Snapshot {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return snap
+	return snap, ref
 }
 
 // Tokens returns the 150k-token index, skipping tb without the file.
