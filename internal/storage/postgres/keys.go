@@ -136,45 +136,26 @@ func (s *Store) RotateKey(ctx context.Context, old string, next apikey.Key, at t
 
 // SetKeyLimits implements apikey.Store.
 func (s *Store) SetKeyLimits(ctx context.Context, id string, l apikey.Limits) error {
-	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE api_keys SET rate_requests = $1, rate_window_ms = $2, quota_per_month = $3 WHERE id = $4`,
-			l.RateRequests, l.RateWindow.Milliseconds(), l.QuotaPerMonth, id)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return storage.ErrNotFound
-		}
-		return bump(ctx, tx, storage.TopicKeys)
-	})
-	if err != nil {
-		return fmt.Errorf("postgres: set limits of key %s: %w", id, err)
-	}
-	return nil
+	return s.updateKey(ctx, "limits", `UPDATE api_keys SET rate_requests = $1, rate_window_ms = $2, quota_per_month = $3 WHERE id = $4`,
+		l.RateRequests, l.RateWindow.Milliseconds(), l.QuotaPerMonth, id)
 }
 
 // SetKeyScopes implements apikey.Store: it replaces a key's scopes.
 func (s *Store) SetKeyScopes(ctx context.Context, id string, scopes []string) error {
-	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE api_keys SET scopes = $1 WHERE id = $2`, storage.JoinList(scopes), id)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return storage.ErrNotFound
-		}
-		return bump(ctx, tx, storage.TopicKeys)
-	})
-	if err != nil {
-		return fmt.Errorf("postgres: set scopes of key %s: %w", id, err)
-	}
-	return nil
+	return s.updateKey(ctx, "scopes", `UPDATE api_keys SET scopes = $1 WHERE id = $2`, storage.JoinList(scopes), id)
 }
 
 // SetKeyName implements apikey.Store: it replaces a key's display name.
 func (s *Store) SetKeyName(ctx context.Context, id, name string) error {
+	return s.updateKey(ctx, "name", `UPDATE api_keys SET name = $1 WHERE id = $2`, name, id)
+}
+
+// updateKey runs one UPDATE of a key's row (its last argument the id)
+// and announces the key change; what names the change in the error.
+func (s *Store) updateKey(ctx context.Context, what, query string, args ...any) error {
+	id := args[len(args)-1]
 	err := s.withTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE api_keys SET name = $1 WHERE id = $2`, name, id)
+		tag, err := tx.Exec(ctx, query, args...)
 		if err != nil {
 			return err
 		}
@@ -184,7 +165,7 @@ func (s *Store) SetKeyName(ctx context.Context, id, name string) error {
 		return bump(ctx, tx, storage.TopicKeys)
 	})
 	if err != nil {
-		return fmt.Errorf("postgres: set name of key %s: %w", id, err)
+		return fmt.Errorf("postgres: set %s of key %s: %w", what, id, err)
 	}
 	return nil
 }
