@@ -345,52 +345,23 @@ func (d *Decoder) transfer(t *txRaw, x *ix) (xfer, bool, error) {
 	if !ok || len(b) < 9 {
 		return tr, false, nil
 	}
-	var err error
 	switch {
 	case b[0] == 3 && len(b) == 9: // Transfer: source, destination, authority
-		if d.nAccounts(x) < 3 {
-			return tr, false, nil
+		if ok, err := d.accounts(t, x, &tr.src, &tr.dst, &tr.auth); !ok || err != nil {
+			return tr, false, err
 		}
-		tr.src, err = d.account(t, x, 0)
-		if err == nil {
-			tr.dst, err = d.account(t, x, 1)
-		}
-		if err == nil {
-			tr.auth, err = d.account(t, x, 2)
-		}
+		tr.amount = binary.LittleEndian.Uint64(b[1:9])
 	case b[0] == 12 && len(b) == 10: // TransferChecked: source, mint, destination, authority
-		if d.nAccounts(x) < 4 {
-			return tr, false, nil
+		if ok, err := d.accounts(t, x, &tr.src, &tr.mint, &tr.dst, &tr.auth); !ok || err != nil {
+			return tr, false, err
 		}
-		tr.src, err = d.account(t, x, 0)
-		if err == nil {
-			tr.mint, err = d.account(t, x, 1)
-		}
-		if err == nil {
-			tr.dst, err = d.account(t, x, 2)
-		}
-		if err == nil {
-			tr.auth, err = d.account(t, x, 3)
-		}
+		tr.amount = binary.LittleEndian.Uint64(b[1:9])
 		tr.decimals = int(b[9])
 	case b[0] == 26 && len(b) == 19 && b[1] == 1:
 		// TransferFeeExtension (26), TransferCheckedWithFee (1): amount,
 		// decimals, fee; accounts as transferChecked's. Tag 26 exists in
 		// Token-2022 only.
-		if d.nAccounts(x) < 4 {
-			return tr, false, nil
-		}
-		tr.src, err = d.account(t, x, 0)
-		if err == nil {
-			tr.mint, err = d.account(t, x, 1)
-		}
-		if err == nil {
-			tr.dst, err = d.account(t, x, 2)
-		}
-		if err == nil {
-			tr.auth, err = d.account(t, x, 3)
-		}
-		if err != nil {
+		if ok, err := d.accounts(t, x, &tr.src, &tr.mint, &tr.dst, &tr.auth); !ok || err != nil {
 			return tr, false, err
 		}
 		tr.amount = binary.LittleEndian.Uint64(b[2:10])
@@ -399,15 +370,26 @@ func (d *Decoder) transfer(t *txRaw, x *ix) (xfer, bool, error) {
 		if tr.fee > tr.amount {
 			return tr, false, nil // not a transfer the token program would run
 		}
-		return tr, true, nil
 	default:
 		return tr, false, nil
 	}
-	if err != nil {
-		return tr, false, err
-	}
-	tr.amount = binary.LittleEndian.Uint64(b[1:9])
 	return tr, true, nil
+}
+
+// accounts reads x's first len(dst) accounts into dst in order; false when
+// x has fewer.
+func (d *Decoder) accounts(t *txRaw, x *ix, dst ...*[]byte) (bool, error) {
+	if d.nAccounts(x) < len(dst) {
+		return false, nil
+	}
+	for k, p := range dst {
+		a, err := d.account(t, x, k)
+		if err != nil {
+			return false, err
+		}
+		*p = a
+	}
+	return true, nil
 }
 
 // balance finds the token balance entry of account key.
